@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { sessionB } from "../fixture/import/claude-code.ts";
@@ -52,6 +52,68 @@ describe("import gemini", () => {
     const { api } = openTemp();
     await importWith(api, "gemini", [project]);
     expect(sessionInfo(api, `gem-${GEM_ID}`)).toMatchObject({ source: "gemini", project: "/home/dev/box" });
+    api.close();
+  });
+
+  test("/chat save checkpoints are imported, titled by their tag; turns a chat of the project holds are not doubled", async () => {
+    const { home } = writeGeminiHome(tempHome("gem-src-"));
+    const project = join(home, ".gemini", "tmp", "9d1c0a7e");
+    const user = (text: string) => ({ role: "user", parts: [{ text }] });
+    const model = (...parts: unknown[]) => ({ role: "model", parts });
+    // Saved after a resumed conversation whose chat file is gone: the first turns are the chat's, the rest only here.
+    const history = [
+      user(
+        "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>",
+      ),
+      user("list the open ports"),
+      model(
+        { text: "use ss", thought: true },
+        { functionCall: { name: "run_shell_command", args: { command: "ss" } } },
+      ),
+      { role: "user", parts: [{ functionResponse: { name: "run_shell_command", response: { output: "LISTEN 22" } } }] },
+      model({ text: "Ports 22 and 8080 are open." }),
+      user("which process holds 8080?"),
+      model({ text: "node (pid 4242), the dev server." }),
+      user("stop it\n--- Content from referenced files ---\nContent from @pid.txt:\n4242\n--- End of content ---"),
+      model({ text: "Stopped " }, { text: "the dev server." }),
+    ];
+    const file = join(project, "checkpoint-ports%20cleanup.json");
+    writeFileSync(file, JSON.stringify({ history, authType: "oauth-personal" }, null, 2));
+    // An older build's checkpoint: the history alone, with the context turn and its answer.
+    const legacy = [
+      user("This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Monday."),
+      model({ text: "Got it. Thanks for the context!" }),
+      user("what is in the Makefile?"),
+      model({ text: "Three targets." }),
+    ];
+    writeFileSync(join(project, "checkpoint-make.json"), JSON.stringify(legacy, null, 2));
+    const { api } = openTemp();
+    const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
+    expect(r.files).toMatchObject({ found: 5, read: 5, failed: 0 });
+    const id = "gem-checkpoint-9d1c0a7e-ports_cleanup";
+    const texts = (session: string) => messagesOf(api, session).map(([role, text]) => [role, text]);
+    expect(texts(id)).toEqual([
+      ["user", "stop it"],
+      ["assistant", "Stopped the dev server."],
+    ]);
+    expect(sessionInfo(api, id)).toMatchObject({ source: "gemini", title: "ports cleanup", project: "9d1c0a7e" });
+    expect(texts("gem-checkpoint-9d1c0a7e-make")).toEqual([
+      ["user", "what is in the Makefile?"],
+      ["assistant", "Three targets."],
+    ]);
+    // The chat kept as it was; nothing new on a second pass.
+    expect(messagesOf(api, `gem-${GEM_ID}`)).toHaveLength(4);
+    expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).messages.added).toBe(0);
+    // Saved again later under the same tag, after the chat was deleted (the CLI's retention): one new turn, no copy.
+    rmSync(join(project, "chats"), { recursive: true });
+    writeFileSync(file, JSON.stringify({ history: [...history, user("and restart it")] }, null, 2));
+    const again = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
+    expect(again.messages).toMatchObject({ added: 1 });
+    expect(texts(id)).toEqual([
+      ["user", "stop it"],
+      ["assistant", "Stopped the dev server."],
+      ["user", "and restart it"],
+    ]);
     api.close();
   });
 

@@ -40,7 +40,8 @@ Sources (default location; environment override):
                 and sub-agent transcripts
   codex         ~/.codex/sessions and archived_sessions ($CODEX_HOME): rollouts, also .jsonl.zst and .json
   opencode      ~/.local/share/opencode/opencode.db ($XDG_DATA_HOME, $OPENCODE_DB; read-only) and legacy storage/
-  gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON
+  gemini        ~/.gemini/tmp/*/chats ($GEMINI_CLI_HOME): JSONL chats ($set, $rewindTo) and legacy JSON;
+                /chat save checkpoints (tmp/*/checkpoint-<tag>.json)
   aider         .aider.chat.history.md files given as PATH (no default location)
   chatgpt       an export zip, conversations.json or conversations-NNN.json given as PATH (no default)
   jsonl         memvoy's own export format (memvoy export) given as PATH, or - for stdin (also read

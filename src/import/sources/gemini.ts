@@ -3,7 +3,7 @@
 // does: message records upsert by id, {"$set":{…}} merges metadata, {"$rewindTo": id} drops that message and
 // everything after it (an unknown id clears the list). A `messages` list in $set is the model's context rewritten
 // (a compression's summary in place of the turns it covers, bootstrapped turns on resume): not a rewind, and not
-// the conversation, so it neither removes nor adds messages.
+// the conversation, so it neither removes nor adds messages. /chat save checkpoints: gemini-checkpoint.ts.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importedSessionId } from "../../shared/import-id.ts";
@@ -12,6 +12,8 @@ import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { isObject, jsonlLines, readTextLimited, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
+import { isCheckpoint, readCheckpoint } from "./gemini-checkpoint.ts";
+import { contentText, userText } from "./gemini-text.ts";
 
 const PREFIX = "gem";
 const MAX_JSON_FILE = 512 * 1024 * 1024;
@@ -20,18 +22,29 @@ export const gemini: Source = {
   name: "gemini",
   prefix: PREFIX,
   defaultPaths: (env) => [join(env.GEMINI_CLI_HOME || homeOf(env), ".gemini", "tmp")],
-  files: (path) =>
-    listFiles(path, (name, full) => {
-      if (!full.split("/").includes("chats")) return false;
-      // A resumed legacy chat is migrated to a .jsonl beside it, which then holds the whole session.
-      return (
-        name.endsWith(".jsonl") || (name.startsWith("session-") && name.endsWith(".json") && !existsSync(`${full}l`))
-      );
-    }),
+  files: (path) => listFiles(path, (name, full) => isChat(name, full) || isCheckpoint(full)),
   // Rewinds and upserts refer to earlier lines: a changed chat is replayed whole.
   appendOnly: () => false,
-  read: readChat,
+  read: (ctx) => (isCheckpoint(ctx.file) ? readCheckpoint(ctx, chatTurns) : readChat(ctx)),
 };
+
+function isChat(name: string, full: string): boolean {
+  if (!full.split("/").includes("chats")) return false;
+  // A resumed legacy chat is migrated to a .jsonl beside it, which then holds the whole session.
+  return name.endsWith(".jsonl") || (name.startsWith("session-") && name.endsWith(".json") && !existsSync(`${full}l`));
+}
+
+/** The turns of every chat under `chats` (a project's chats/ folder); a chat that cannot be read has none. */
+function chatTurns(chats: string): ImportedMessage[] {
+  if (!existsSync(chats)) return [];
+  return listFiles(chats, isChat).flatMap((file) => {
+    try {
+      return readChat({ file, offset: 0, state: {}, prior: {} }).sessions.flatMap((s) => s.messages);
+    } catch {
+      return [];
+    }
+  });
+}
 
 type Rec = Record<string, unknown>;
 
@@ -140,53 +153,4 @@ function projectRoot(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-const REFERENCED = /\n?--- Content from referenced files ---[\s\S]*?(?:\n--- End of content ---|$)/g;
-
-/** What a SessionStart or BeforeAgent hook adds to a prompt: its output, which the CLI hides when it shows the chat. */
-const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>/g;
-
-/**
- * What the person typed: the displayed text when the CLI recorded one, else the content without the files an
- * @-reference pulled in (the CLI appends them between "--- Content from referenced files ---" and its end line).
- * Hook context is left out of both (the non-interactive CLI puts it before the prompt, in the displayed text too).
- */
-function userText(m: Rec): string {
-  const shown = contentText(m.displayContent).replace(HOOK_CONTEXT, "").trim();
-  if (shown !== "") return shown;
-  const text = steeringHint(contentText(m.content).replace(REFERENCED, "").replace(HOOK_CONTEXT, "").trim());
-  return INJECTED.test(text) ? "" : text;
-}
-
-/**
- * What the CLI itself adds to the chat as a user turn (recorded like one): the IDE companion's editor context, a shell
- * command run with ! and its output, leaving plan mode, the folders /directory add brought in, the session context.
- */
-const INJECTED =
-  /^(?:Here is (?:the user's editor context as a JSON object|a summary of changes in the user's editor context, in JSON format)\. This is for your information only\.|I ran the following shell command:\n```sh\n|(?:User has manually exited Plan Mode|Plan approved)\. Switching to |- \*\*Workspace Directories:\*\*\n|<session_context>)/;
-
-/**
- * Model steering (experimental.modelSteering) sends what the person typed during a turn wrapped in the CLI's own
- * instruction: "User steering update:" or "User hints:", the words in <user_input> (or quoted, in the first
- * builds), then "Internal instruction: …". The words are the message.
- */
-const STEERING =
-  /^User (?:steering update:\n<user_input>\n([\s\S]*?)\n<\/user_input>|steering update: "([\s\S]*)"|hints:\n<user_input>\n([\s\S]*?)\n<\/user_input>\n)\nInternal instruction: Re-evaluate the active plan/;
-
-function steeringHint(text: string): string {
-  const m = STEERING.exec(text);
-  return m ? (m[1] ?? m[2] ?? m[3]!).trim() : text;
-}
-
-/** Message content: a string, or parts of which the text ones count (thoughts are a separate field, left out). */
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content.trim();
-  if (Array.isArray(content)) {
-    return content
-      .map((p) => (isObject(p) && typeof p.text === "string" && p.thought !== true ? p.text : ""))
-      .join("")
-      .trim();
-  }
-  return "";
 }
