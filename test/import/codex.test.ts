@@ -670,6 +670,43 @@ describe("Codex thread names and spawned sub-agents", () => {
     other.api.close();
   });
 
+  test("a fork of a parent whose .zst is cut short still leaves the copies of the parent's complete lines to it", async () => {
+    const FORKED = "019e1111-0000-7000-8000-0000000000ef";
+    const dir = join(tempHome("codex-fork-cut-"), "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    const parentLines = [
+      meta(PARENT, "cli"),
+      said(1, "user_message", "why does the proxy drop websockets?"),
+      said(5, "agent_message", "Its idle timeout is 5s."),
+    ];
+    // Two frames, the second cut: the parent's first two lines are whole, its answer is lost.
+    const z = (text: string) => Bun.zstdCompressSync(Buffer.from(text));
+    const cut = z(`${parentLines[2]}\n`);
+    writeFileSync(
+      join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl.zst`),
+      Buffer.concat([z(`${parentLines.slice(0, 2).join("\n")}\n`), cut.subarray(0, cut.length - 4)]),
+    );
+    const restamped = (line: string) => JSON.stringify({ ...JSON.parse(line), timestamp: "2026-10-06T12:00:30.001Z" });
+    writeFileSync(
+      join(dir, `rollout-2026-10-06T12-00-30-${FORKED}.jsonl`),
+      `${[
+        l(at(30), "session_meta", { id: FORKED, forked_from_id: PARENT, cwd: "/home/dev/svc", source: "cli" }),
+        ...parentLines.map(restamped),
+        said(40, "user_message", "raise it to 60s then"),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [dir]);
+    expect(r.files.failed).toBe(1);
+    expect(messagesOf(api, `codex-${PARENT}`).map((m) => m[1])).toEqual(["why does the proxy drop websockets?"]);
+    // The answer the cut parent lost is kept, in the fork; the prompt it holds is not doubled.
+    expect(messagesOf(api, `codex-${FORKED}`).map((m) => m[1])).toEqual([
+      "Its idle timeout is 5s.",
+      "raise it to 60s then",
+    ]);
+    api.close();
+  });
+
   test("a spawned thread's rollout names its parent (its first session_meta; the parent's replayed one does not count)", async () => {
     const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
     mkdirSync(dir, { recursive: true });

@@ -17,7 +17,8 @@ export async function parentLines(fork: string, parentId: string): Promise<numbe
   if (file === undefined) return undefined;
   try {
     const keys: number[] = [];
-    for await (const l of wholeLines(file)) {
+    // A parent .zst cut short still tells the copies of the lines it holds.
+    for await (const l of wholeLines(file, () => {})) {
       const r = tryJson(l.text);
       if (isObject(r)) keys.push(lineKey(r));
     }
