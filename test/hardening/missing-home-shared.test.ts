@@ -1,7 +1,7 @@
 // A home that does not exist on a shared archive (MEMVOY_ARCHIVE_URL set, a mistyped --home): the commands that
 // only read, or change nothing, answer as from a home that holds only caches, and create nothing on this host.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
 import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
@@ -77,7 +77,12 @@ describe("a missing home on a shared archive", () => {
       ["errors", "rm", "abc123"],
       ["errors", "sweep"],
       ["import", "auto"],
+      // An import whose files hold nothing to store: an empty export, another tool's JSONL.
+      ["import", "jsonl", join(dir, "empty.jsonl")],
+      ["import", "jsonl", join(dir, "foreign.jsonl")],
     ];
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    writeFileSync(join(dir, "foreign.jsonl"), '{"foo":1}\n');
     const seen: unknown[] = [];
     const expected: unknown[] = [];
     for (const args of cases) {
@@ -113,5 +118,30 @@ describe("a missing home on a shared archive", () => {
     const ran = await runBinary(bin, ["--home", missing, "summarize", "ops"], { env: keyed, timeoutMs: 60_000 });
     expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: expect.stringContaining("up-to-date") });
     expect(existsSync(join(missing, "sessions", "ops", "summary.json"))).toBe(true);
+  }, 120_000);
+
+  test("an import makes the home with its first message stored, and keeps this host's cache of the session there", async () => {
+    const missing = join(dir, "memvoy-import");
+    const exported = [
+      JSON.stringify({ type: "session", id: "imported" }),
+      JSON.stringify({
+        type: "message",
+        id: "01M958DV054FZMVYYPN5NMMAET",
+        session: "imported",
+        role: "user",
+        content: "kept",
+        sendAt: "2026-01-01T00:00:00Z",
+      }),
+    ];
+    const r = await runBinary(bin, ["--home", missing, "import", "jsonl", "-"], {
+      env,
+      stdin: `${exported.join("\n")}\n`,
+      timeoutMs: 60_000,
+    });
+    expect({ code: r.code, stdout: r.stdout.trim() }).toEqual({
+      code: 0,
+      stdout: "jsonl: 1 file (0 unchanged), 1 session, added 1 message",
+    });
+    expect(existsSync(join(missing, "sessions", "imported", "history.json"))).toBe(true);
   }, 120_000);
 });

@@ -29,7 +29,7 @@ import type { MetaUpdate, SessionMeta } from "../../storage/ports/archive-port.t
 import type { ImportFileState } from "../../storage/ports/shared-archive-port.ts";
 import { idTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
 import type { ImportWriter } from "../import-target.ts";
-import type { SharedContext } from "./shared-context.ts";
+import { makeLocalHome, type SharedContext } from "./shared-context.ts";
 
 /** Messages appended in one round trip: bounds the statement's size whatever the importer hands over. */
 const APPEND_BATCH = 2_000;
@@ -130,6 +130,8 @@ export class SharedImports implements ImportWriter {
     if (meta) await archive.setSessionMeta(session, meta, now);
     for (const g of growth) if (await archive.replaceMessageContent(session, g.id, g.content)) result.extended++;
     result.existing -= result.extended;
+    // A home that did not exist is made by the first write, for this host's caches (an import of nothing makes none).
+    makeLocalHome(ctx);
     const { recent } = await this.home.compactRecent(session, now);
     await this.home.refreshCache(session, recent);
     return result;

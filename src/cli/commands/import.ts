@@ -194,9 +194,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       // On a shared archive the import writes there (a dry run counts against it); else into the home.
       if (sharedArchiveUrl({ home: str(p, "home") }) === undefined)
         return closing(open(p, args), (api) => importCommand(api, p, args));
-      // Nor does a dry run or one that finds nothing create a home there (it would hold only caches).
-      const writes = () => !bool(p, "dry-run") && !findsNothing(p, args);
-      const readOnly = !holdsHome(homePaths(resolveHome(str(p, "home")))) && !writes();
+      // Nor is a home created there (it would hold only caches) but by the first message stored.
+      const readOnly = !holdsHome(homePaths(resolveHome(str(p, "home"))));
       const api = await openSharedHome({ home: str(p, "home"), connections: 1, readOnly });
       try {
         return await importCommand(api, p, args);
