@@ -62,10 +62,16 @@ describe("import gemini", () => {
     const model = (...parts: unknown[]) => ({ role: "model", parts });
     // Saved after a resumed conversation whose chat file is gone: the first turns are the chat's, the rest only here.
     const history = [
-      user(
-        "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>",
-      ),
-      user("list the open ports"),
+      // Current builds merge consecutive user turns: the session context and the first prompt are one turn's parts.
+      {
+        role: "user",
+        parts: [
+          {
+            text: "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>",
+          },
+          { text: "list the open ports" },
+        ],
+      },
       model(
         { text: "use ss", thought: true },
         { functionCall: { name: "run_shell_command", args: { command: "ss" } } },
@@ -74,6 +80,14 @@ describe("import gemini", () => {
       model({ text: "Ports 22 and 8080 are open." }),
       user("which process holds 8080?"),
       model({ text: "node (pid 4242), the dev server." }),
+      {
+        role: "user",
+        parts: [
+          { text: "Here is the user's editor context as a JSON object. This is for your information only.\n{}" },
+          { text: "what about 22?" },
+        ],
+      },
+      model({ text: "sshd." }),
       user("stop it\n--- Content from referenced files ---\nContent from @pid.txt:\n4242\n--- End of content ---"),
       model({ text: "Stopped " }, { text: "the dev server." }),
     ];
@@ -93,6 +107,8 @@ describe("import gemini", () => {
     const id = "gem-checkpoint-9d1c0a7e-ports_cleanup";
     const texts = (session: string) => messagesOf(api, session).map(([role, text]) => [role, text]);
     expect(texts(id)).toEqual([
+      ["user", "what about 22?"],
+      ["assistant", "sshd."],
       ["user", "stop it"],
       ["assistant", "Stopped the dev server."],
     ]);
@@ -110,6 +126,8 @@ describe("import gemini", () => {
     const again = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
     expect(again.messages).toMatchObject({ added: 1 });
     expect(texts(id)).toEqual([
+      ["user", "what about 22?"],
+      ["assistant", "sshd."],
       ["user", "stop it"],
       ["assistant", "Stopped the dev server."],
       ["user", "and restart it"],

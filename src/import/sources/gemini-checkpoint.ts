@@ -8,7 +8,7 @@ import { importedSessionId, shortHash } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext } from "../import-types.ts";
 import { isObject, readTextLimited, tryJson } from "../read-lines.ts";
-import { contentText, promptText } from "./gemini-text.ts";
+import { contentText, isInjected, promptText } from "./gemini-text.ts";
 
 const MAX_CHECKPOINT = 512 * 1024 * 1024;
 const MS = 1_000_000n;
@@ -46,8 +46,14 @@ export function readCheckpoint(ctx: ReadContext, chatTurns: (folder: string) => 
       skipped.push({ file: ctx.file, reason: `history turn ${i + 1} has no user or model role` });
       return;
     }
-    // Tool calls and results are parts without text; thoughts are left out.
-    const said = contentText(turn.parts);
+    // Tool calls and results are parts without text; thoughts are left out. Current builds merge consecutive user
+    // turns, so the session context (or the IDE's) can be a part of the first prompt's turn: those parts go.
+    const parts = Array.isArray(turn.parts) ? turn.parts : [];
+    const said = contentText(
+      turn.role === "user"
+        ? parts.filter((p) => !(isObject(p) && typeof p.text === "string" && isInjected(p.text)))
+        : parts,
+    );
     const text = turn.role === "user" ? promptText(said) : i === 1 && said === CONTEXT_ACK ? "" : said;
     if (text === "") return;
     const role = turn.role === "user" ? "user" : "assistant";

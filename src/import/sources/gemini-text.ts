@@ -20,6 +20,9 @@ export function userText(m: Rec): string {
   return promptText(contentText(m.content));
 }
 
+/** Text the CLI adds itself as a user turn (or, its turns merged, as a part of one): see INJECTED. */
+export const isInjected = (text: string): boolean => INJECTED.test(text.trim());
+
 /** A prompt as the model got it, as the person typed it; "" for a turn the CLI added itself. */
 export function promptText(sent: string): string {
   const text = steeringHint(sent.replace(REFERENCED, "").replace(HOOK_CONTEXT, "").trim());
