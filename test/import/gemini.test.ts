@@ -101,9 +101,11 @@ describe("import gemini", () => {
       model({ text: "Three targets." }),
     ];
     writeFileSync(join(project, "checkpoint-make.json"), JSON.stringify(legacy, null, 2));
+    // The first builds' untagged save.
+    writeFileSync(join(project, "checkpoint.json"), JSON.stringify([...legacy.slice(0, 2), user("lint it")]));
     const { api } = openTemp();
     const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
-    expect(r.files).toMatchObject({ found: 5, read: 5, failed: 0 });
+    expect(r.files).toMatchObject({ found: 6, read: 6, failed: 0 });
     const id = "gem-checkpoint-9d1c0a7e-ports_cleanup";
     const texts = (session: string) => messagesOf(api, session).map(([role, text]) => [role, text]);
     expect(texts(id)).toEqual([
@@ -117,6 +119,8 @@ describe("import gemini", () => {
       ["user", "what is in the Makefile?"],
       ["assistant", "Three targets."],
     ]);
+    expect(texts("gem-checkpoint-9d1c0a7e")).toEqual([["user", "lint it"]]);
+    expect(sessionInfo(api, "gem-checkpoint-9d1c0a7e")).toMatchObject({ title: "lint it" });
     // The chat kept as it was; nothing new on a second pass.
     expect(messagesOf(api, `gem-${GEM_ID}`)).toHaveLength(4);
     expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).messages.added).toBe(0);

@@ -1,6 +1,6 @@
-// Gemini CLI's /chat save checkpoints: tmp/<project>/checkpoint-<tag>.json, the model's history when it was saved
-// ({history: Content[], authType}, or the Content[] alone from older builds). It has no ids or times: a turn is keyed
-// by its place and text and timed from the file's first read. A turn that a chat of the same project holds (the
+// Gemini CLI's /chat save checkpoints: tmp/<project>/checkpoint-<tag>.json (checkpoint.json, untagged, in the first
+// builds), the model's history when it was saved ({history: Content[], authType}, or the Content[] alone from older
+// builds). It has no ids or times: a turn is keyed by its place and text and timed from the file's first read. A turn that a chat of the same project holds (the
 // conversation the checkpoint was saved from) is that chat's and is not imported twice, also after the chat is gone.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -8,6 +8,7 @@ import { importedSessionId, shortHash } from "../../shared/import-id.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext } from "../import-types.ts";
 import { isObject, readTextLimited, tryJson } from "../read-lines.ts";
+import { titleFrom } from "../source-files.ts";
 import { contentText, isInjected, promptText } from "./gemini-text.ts";
 
 const MAX_CHECKPOINT = 512 * 1024 * 1024;
@@ -20,7 +21,9 @@ const CONTEXT_ACK = "Got it. Thanks for the context!";
 export function isCheckpoint(file: string): boolean {
   const name = basename(file);
   const folder = basename(dirname(file));
-  return name.startsWith("checkpoint-") && name.endsWith(".json") && folder !== "chats" && folder !== "checkpoints";
+  // The first builds (to July 2025) also saved an untagged /chat save as checkpoint.json.
+  const named = name === "checkpoint.json" || (name.startsWith("checkpoint-") && name.endsWith(".json"));
+  return named && folder !== "chats" && folder !== "checkpoints";
 }
 
 /**
@@ -64,13 +67,15 @@ export function readCheckpoint(ctx: ReadContext, chatTurns: (folder: string) => 
     }
     messages.push({ key: `${i}:${hash}`, role, content: text, sendAt: base + BigInt(i) * MS });
   });
-  const tag = decodeTag(basename(ctx.file).slice("checkpoint-".length, -".json".length));
+  const name = basename(ctx.file);
+  const tag = name === "checkpoint.json" ? undefined : decodeTag(name.slice("checkpoint-".length, -".json".length));
+  const first = tag === undefined ? messages.find((m) => m.role === "user") : undefined;
   return {
     sessions: [
       {
-        id: importedSessionId("gem", `checkpoint-${basename(project)}-${tag}`),
-        title: tag,
-        titleIsFallback: false,
+        id: importedSessionId("gem", `checkpoint-${basename(project)}${tag === undefined ? "" : `-${tag}`}`),
+        title: tag ?? (first ? titleFrom(first.content) : undefined),
+        titleIsFallback: tag === undefined,
         project: projectRoot(project) ?? basename(project),
         messages,
       },
