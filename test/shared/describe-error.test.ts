@@ -43,7 +43,7 @@ import { LockFailedError } from "../../src/shared/file-lock.ts";
 import { namedErrorNames } from "../../src/shared/errors.ts";
 import { ErrorVectorStoreError } from "../../src/storage/lance/error-vectors.ts";
 import { NotThisFormatError } from "../../src/import/import-types.ts";
-import { CorruptCompressedFileError, LimitError } from "../../src/import/read-lines.ts";
+import { CorruptCompressedFileError, LimitError, TruncatedFileError } from "../../src/import/read-lines.ts";
 import { OpencodeDatabaseError } from "../../src/import/sources/opencode.ts";
 import { NotAZipError } from "../../src/import/zip-entries.ts";
 import { ApiInputError } from "../../src/app/api/schemas.ts";
@@ -1004,6 +1004,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new CorruptCompressedFileError({ file: "/x.zst", reason: "bad magic" }),
     "/x.zst: not a valid zstd file (bad magic)",
+    2,
+  ],
+  [
+    new TruncatedFileError({ file: "/x.zst", size: 1200 }),
+    "/x.zst: truncated: the file (1200 bytes) ends inside a zstd frame, so its last lines are missing (an interrupted copy or download?)",
     2,
   ],
   [
