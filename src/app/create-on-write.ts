@@ -10,9 +10,16 @@ export interface ClosableImportTarget extends ImportTarget {
 /** `empty`: the home read as an empty one (opened read-only); `create`: opens (and creates) the real home. */
 export function createOnWrite(empty: HomeMemory, create: () => HomeMemory): ClosableImportTarget {
   let home: HomeMemory | undefined;
+  let failed: unknown;
   const real = () => {
+    if (failed !== undefined) throw failed;
     if (!home) {
-      home = create();
+      try {
+        home = create();
+      } catch (err) {
+        failed = err;
+        throw err;
+      }
       empty.close();
     }
     return home.imports;
@@ -43,6 +50,7 @@ export function createOnWrite(empty: HomeMemory, create: () => HomeMemory): Clos
     imports,
     purgeDeleted: () => (home ? home.purgeDeleted() : Promise.resolve()),
     checkInPlace: () => home?.checkInPlace(),
+    cannotWrite: () => failed,
     close: () => (home ?? empty).close(),
   };
 }

@@ -39,4 +39,6 @@ export interface ImportTarget {
   purgeDeleted(): Promise<unknown>;
   /** Throws when the home was deleted or replaced since it was opened (a local home). */
   checkInPlace?(): void;
+  /** Why no write can be made (the home, made at the first write, could not be created): the import ends with it. */
+  cannotWrite?(): unknown;
 }

@@ -264,6 +264,21 @@ describe("memvoy import / export", () => {
     const r = await cli(["import", "jsonl", "-"], { home, stdin: `${session}\n` });
     expect([r.code, r.stdout.trim()]).toEqual([0, "jsonl: 1 file (0 unchanged), 1 session, added 0 messages"]);
     expect((await cli(["sessions", "--json"], { home })).stdout).toContain('"s1"');
+    // A home that cannot be made there is still one line naming it, exit 2, when the first message is stored.
+    if (existsSync("/proc/self"))
+      for (const args of [
+        ["import", "jsonl", "-"],
+        ["import", "claude-code", writeClaudeProjects(tempHome("cc-"))],
+      ]) {
+        const r = await cli(args, { home: "/proc/memvoy-home", stdin: `${session}\n` });
+        expect({ args, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+          args,
+          code: 2,
+          stdout: "",
+          stderr:
+            "memvoy: cannot create the home /proc/memvoy-home: no folder can be made in /proc; give --home (or MEMVOY_HOME) a folder you may write to\n",
+        });
+      }
   });
 
   test("usage errors exit 2; a failed file exits 1 after the rest is imported; --dry-run writes nothing", async () => {

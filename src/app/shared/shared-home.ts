@@ -78,6 +78,10 @@ export class SharedHome {
   get imports(): SharedImports {
     return (this.#imports ??= new SharedImports(this));
   }
+  /** Why an import could not write: this host's home, made at the first write, could not be created. */
+  cannotWrite(): unknown {
+    return this.#imports?.cannotWrite();
+  }
 
   async #exists(session: string): Promise<boolean> {
     return (await this.ctx.archive.getSession(session)) !== undefined;

@@ -65,6 +65,23 @@ export class SharedImports implements ImportWriter {
     return { stored, known: new Set(stored.map((m) => m.id)), dead };
   }
 
+  #cannotWrite: unknown;
+
+  /** Why the home, made at the first write, could not be created (see ImportTarget.cannotWrite). */
+  cannotWrite(): unknown {
+    return this.#cannotWrite;
+  }
+
+  #makeLocalHome(): void {
+    if (this.#cannotWrite !== undefined) throw this.#cannotWrite;
+    try {
+      makeLocalHome(this.home.ctx);
+    } catch (err) {
+      this.#cannotWrite = err;
+      throw err;
+    }
+  }
+
   /** Append imported records (existing ids skipped, tombstoned ones kept out, grown replies extended) and set the metadata. */
   async write(
     session: string,
@@ -100,6 +117,9 @@ export class SharedImports implements ImportWriter {
       if (meta && (await ctx.archive.getSession(session))) await ctx.archive.setSessionMeta(session, meta, ctx.now());
       return result;
     }
+    // A home that did not exist is made by the first write, for this host's caches (an import of nothing makes none);
+    // before anything is stored, so that a home that cannot be made ends the import (see cannotWrite).
+    this.#makeLocalHome();
     // Another host may import the same source at the same time: what is new is decided again under the lock.
     return ctx.withSessionLock(session, () => this.#writeLocked(session, records, meta, o));
   }
@@ -130,8 +150,6 @@ export class SharedImports implements ImportWriter {
     if (meta) await archive.setSessionMeta(session, meta, now);
     for (const g of growth) if (await archive.replaceMessageContent(session, g.id, g.content)) result.extended++;
     result.existing -= result.extended;
-    // A home that did not exist is made by the first write, for this host's caches (an import of nothing makes none).
-    makeLocalHome(ctx);
     const { recent } = await this.home.compactRecent(session, now);
     await this.home.refreshCache(session, recent);
     return result;

@@ -221,6 +221,7 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
     const reports = stdin
       ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
       : await pass(api, source!, opts, json);
+    endIfUnwritable(api);
     if (json) printJson({ sources: reports });
     else for (const r of reports) printReport(r);
     return reports.some((r) => r.failed.length > 0) ? 1 : 0;
@@ -251,6 +252,7 @@ async function watch(
       // A home deleted or replaced meanwhile ends the watch in one line, rather than a failed file every pass.
       api.checkInPlace?.();
       const reports = await pass(api, source, opts, json);
+      endIfUnwritable(api);
       if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
       else
         for (const r of reports)
@@ -261,6 +263,12 @@ async function watch(
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
   }
+}
+
+/** A home that could not be created at the first write ends the import in its one line (exit 2), not a failure a file. */
+function endIfUnwritable(api: ImportTarget): void {
+  const err = api.cannotWrite?.();
+  if (err !== undefined) throw err;
 }
 
 /**
