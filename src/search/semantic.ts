@@ -15,7 +15,7 @@ import { queryFocus, senderFactor, type QueryFocus } from "./participants.ts";
 import { queryTerms } from "./query-terms.ts";
 import { scopeFilter, type SearchHit, type SearchResult, type TierScope } from "./search-types.ts";
 import { makeSnippet } from "./snippet.ts";
-import { calibrate, calibratedScore, contentWordsFar, RELEVANCE } from "./relevance.ts";
+import { calibrate, calibratedScore, contentWordsFar, RELEVANCE, type Calibration } from "./relevance.ts";
 import { coverage, mostlyUnheld, namesUnknown, noSharedWord, unknownNames, type TermWeights } from "./coverage.ts";
 import { holdsSymbols, querySymbols } from "./symbols.ts";
 import { NO_CLOSE, unknownNamesReason } from "./empty-reason.ts";
@@ -57,6 +57,28 @@ export const SENDER_IDS_MAX = 1_000;
 /** Vector candidates fetched for `limit` hits; the sender is checked on the SQLite row: look deeper then. */
 export function candidateDepth(limit: number, sender: boolean): number {
   return sender ? Math.max(limit * 20, 200) : Math.max(limit * 4, 50);
+}
+
+/**
+ * A vector candidate's calibrated score, or undefined when it is no hit: not a recent row of its session any more,
+ * outside the scope, without the query's symbols, or sharing no piece of a query of identifiers only
+ * (Embedder.partScale). Others' messages count a little less when the query names a participant.
+ */
+export function candidateScorer(
+  scope: MessageFilter,
+  symbols: ReturnType<typeof querySymbols>,
+  focus: QueryFocus,
+  partScale: ((text: string) => number) | undefined,
+  cal: Calibration,
+  unknown: number,
+): (h: { score: number; session: string }, m: StoredMessage | undefined) => number | undefined {
+  return (h, m) => {
+    if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) return undefined;
+    if (!holdsSymbols(m.content, symbols)) return undefined;
+    const part = partScale?.(m.content) ?? 1;
+    if (part === 0) return undefined;
+    return calibratedScore(h.score * senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * part, cal) * unknown;
+  };
 }
 
 export function focusFor(db: Db, query: string, session?: string): QueryFocus {
@@ -113,6 +135,7 @@ export async function semanticRanking(
   const unknown = namesUnknown(db, focus.text) ? RELEVANCE.unknownName : 1;
   // A query of identifiers only is compared over the part of each vector it can match (Embedder.partScale).
   const partScale = src.embedder.partScale?.(focus.text);
+  const scoreOf = candidateScorer(scope, symbols, focus, partScale, cal, unknown);
   const found = await pending;
   // Without a sender preference or a part scale every factor is the same, so scores fall in the vector order: rows
   // are read for the best candidates first, the rest only when fewer than `limit` of those are kept and over the cut.
@@ -138,12 +161,8 @@ export async function semanticRanking(
       }
       const m = byId.get(h.id);
       // Only rows SQLite still holds in the recent tier: deleted or compacted vectors never surface.
-      if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope)) continue;
-      if (!holdsSymbols(m.content, symbols)) continue;
-      const part = partScale?.(m.content) ?? 1;
-      if (part === 0) continue;
-      const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * part;
-      const score = calibratedScore(h.score * factor, cal) * unknown;
+      const score = scoreOf(h, m);
+      if (m === undefined || score === undefined) continue;
       // In the vector order, every later candidate scores at most this: below the cut, or past `limit`.
       if (belowCut(score)) {
         done = ordered;

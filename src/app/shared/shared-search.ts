@@ -35,7 +35,7 @@ import {
 } from "../../search/search-types.ts";
 import {
   candidateDepth,
-  OTHER_SENDER_FACTOR,
+  candidateScorer,
   semanticEmptyReason,
   SENDER_IDS_MAX,
   statusNotes,
@@ -415,18 +415,12 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
     const none = await sharesNone();
     return (none || coverage(content, unheld, true) === 0) && (await wordsFar(content, none));
   };
-  // A query of identifiers only is compared over the part of each vector it can match, as in embedded mode.
-  const partScale = embedder.partScale?.(focus.text);
+  const scoreOf = candidateScorer(scope, symbols, focus, embedder.partScale?.(focus.text), cal, unknown);
   const ranked: Ranked[] = [];
   for (const h of found) {
     const m = byId.get(h.id);
-    if (!m || !m.recent || m.session !== h.session || !passesFilter(m, scope) || !holdsSymbols(m.content, symbols))
-      continue;
-    // A participant the query names: the others' messages count a little less, as in embedded mode.
-    const part = partScale?.(m.content) ?? 1;
-    if (part === 0) continue;
-    const factor = senderFactor(focus, m.sender, OTHER_SENDER_FACTOR) * part;
-    const score = calibratedScore(h.score * factor, cal) * unknown;
+    const score = scoreOf(h, m);
+    if (m === undefined || score === undefined) continue;
     if (score < minScore) {
       if (all) ranked.push({ message: m, score });
       continue;
