@@ -89,14 +89,15 @@ export function keywordSearch(db: Db, o: KeywordOptions): SearchHit[] {
 
 function keywordSearchNow(db: Db, o: KeywordOptions): SearchHit[] {
   const hits = searchInForm(db, o, false);
+  const inSpan = spanSearch(db, o);
   const jamo = decomposedHangul(o.query, (expr) => indexStats(db).has(expr));
-  if (!hasCompatibilityForms(o.query) && jamo === undefined) return hits;
+  if (!hasCompatibilityForms(o.query) && jamo === undefined && inSpan.length === 0) return hits;
   // Messages are indexed as written: a query in compatibility forms is also looked for as typed, and Korean
   // as the decomposed jamo text copied from macOS holds (each word as the start of one: a particle follows).
   const asTyped = hasCompatibilityForms(o.query) ? searchInForm(db, o, true) : [];
   const decomposed = jamo === undefined ? [] : searchInForm(db, { ...o, query: jamo }, true, true);
   const best = new Map<string, SearchHit>();
-  for (const h of [...hits, ...asTyped, ...decomposed]) {
+  for (const h of [...hits, ...inSpan, ...asTyped, ...decomposed]) {
     const prev = best.get(h.message.id);
     if (!prev || prev.score < h.score) best.set(h.message.id, h);
   }
@@ -104,6 +105,23 @@ function keywordSearchNow(db: Db, o: KeywordOptions): SearchHit[] {
   return [...best.values()]
     .sort((a, b) => (o.order === "newest" ? bySendAt(a, b) || b.score - a.score : b.score - a.score || bySendAt(a, b)))
     .slice(0, Math.max(1, o.limit ?? 10));
+}
+
+/**
+ * The ranked search again within the span of time the query names ("in March 2026"), when it names one: its windows
+ * rank rows by match alone and keep the best few, while the span's rows score more than the others (timeFactor), so
+ * a row of the span can be left out of a short page's windows and shown on a longer page's. Merged with the search
+ * over the whole scope, the page holds the best of both, whatever its length.
+ */
+function spanSearch(db: Db, o: KeywordOptions): SearchHit[] {
+  if (o.order === "newest") return [];
+  const span = timeHint(o.query, o.now);
+  if (span === undefined || "month" in span) return [];
+  const f = scopeFilter(o);
+  const since = f.since === undefined || span.since > f.since ? span.since : f.since;
+  const until = f.until === undefined || span.until < f.until ? span.until : f.until;
+  if (since >= until) return [];
+  return searchInForm(db, { ...o, range: undefined, filter: { ...f, since, until } }, false);
 }
 
 /** keywordSearch with the query NFKC-normalised, or as typed (`asTyped`); `prefixes`: every word as a prefix too. */
@@ -459,7 +477,13 @@ function scoreWindow(
     ),
   }));
   if (lift) liftByContext(db, scored);
-  return firstInOrder(scored, keep, (a, b) => b.s - a.s || (a.r.seq > b.r.seq ? -1 : 1));
+  // Equal scores: the newest sent first, as the page orders them (an import writes rows out of their time order).
+  return firstInOrder(
+    scored,
+    keep,
+    (a, b) =>
+      b.s - a.s || (a.r.sendAt === b.r.sendAt ? (a.r.seq > b.r.seq ? -1 : 1) : a.r.sendAt > b.r.sendAt ? -1 : 1),
+  );
 }
 
 /**

@@ -207,6 +207,37 @@ test("a message said many times: a short page holds its newest instances, the fi
   }
 }, 30_000);
 
+test("a short page is the start of a long one when messages were written out of their time order, or the query names a month", async () => {
+  // Session b is written after a but its messages interleave a's in time (as imports write them): equal scores are
+  // the newest sent first, on every page.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    const at = (i: number) => daysAgo(300 - i);
+    for (const [session, odd] of [
+      ["a", 1],
+      ["b", 0],
+    ] as const)
+      for (let i = odd; i < 240; i += 2) {
+        // The redis messages are the older ones: all archived.
+        const content =
+          i % 5 === 0 && i < 100 ? `we moved the redis cache to a bigger instance #${i}` : `standup notes #${i}`;
+        api.add(session, { role: i % 4 < 2 ? "user" : "assistant", content, sendAt: at(i) });
+      }
+    const month = new Date(Number(at(40) / 1_000_000n)).toLocaleString("en", { month: "long", timeZone: "UTC" });
+    const year = new Date(Number(at(40) / 1_000_000n)).getUTCFullYear();
+    for (const query of ["redis", "redis cache", `redis in ${month} ${year}`]) {
+      const search = async (limit: number) =>
+        (await api.search({ query, limit, match: "keyword" })).hits.map((h) => h.message.content);
+      const long = await search(12);
+      expect(long.length).toBe(12);
+      for (const limit of [1, 2, 3, 5])
+        expect({ query, limit, page: await search(limit) }).toEqual({ query, limit, page: long.slice(0, limit) });
+    }
+  } finally {
+    api.close();
+  }
+}, 30_000);
+
 test("a message holding the query as typed (payment-service) ranks with those holding its words as a phrase", async () => {
   const { api } = openTemp({ now: () => NOW, drain: "off" });
   try {
