@@ -222,4 +222,25 @@ describe("search", () => {
     },
     T,
   );
+  test(
+    "an empty answer says why: the time range, or the scope when other sessions hold the words",
+    async () => {
+      tui = await openSearch();
+      tui.keys("Tab"); // keyword
+      await tui.waitFor("mode keyword");
+      tui.type("quarterly");
+      await tui.waitFor("old-notes · ");
+      tui.keys("C-t"); // 1d: the one message saying it is 200 days old
+      let s = await tui.waitFor(`no matches for "quarterly": messages hold the query's terms`);
+      expect(s).toContain("the time range");
+      tui.keys("C-t", "C-t", "C-t", "C-t"); // all again
+      await tui.waitFor("old-notes · ");
+      tui.keys("C-s"); // this session: alpha-deploy, which never says it
+      s = await tui.waitFor(`no matches for "quarterly": no message in session alpha-deploy`);
+      expect(s).toContain("(1 other session does)");
+      tui.keys("Tab"); // semantic: the reason of that mode
+      s = await tui.waitFor(/mode semantic[\s\S]*no close matches for "quarterly": /);
+    },
+    T,
+  );
 });

@@ -35,6 +35,8 @@ export class SearchState extends QueryInput {
   /** What the hit list answers (query and mode actually used), or undefined before the first answer. */
   answered: { query: string; match: MatchMode; newest: boolean } | undefined;
   notes: string[] = [];
+  /** Why the answer holds no hit (the scope, the time range, a term no message holds...), when the search says. */
+  emptyReason: string | undefined;
   error: string | undefined;
   busy = false;
   readonly cursor = new ListCursor();
@@ -102,6 +104,7 @@ export class SearchState extends QueryInput {
       this.hits = [];
       this.answered = undefined;
       this.notes = [];
+      this.emptyReason = undefined;
       this.error = undefined;
       this.busy = false;
       this.cursor.setCount(0);
@@ -137,6 +140,7 @@ export class SearchState extends QueryInput {
     this.error = undefined;
     this.hits = result.hits;
     this.notes = [...result.notes];
+    this.emptyReason = result.hits.length === 0 ? result.emptyReason : undefined;
     this.answered = {
       query: req.options.query,
       match: req.options.match ?? "keyword",

@@ -119,6 +119,7 @@ function statusSegments(s: SearchState): Segment[] {
   return [
     [found, n ? "ok" : "dim"],
     [` for "${inlineText(s.answered.query)}"`, "dim"],
+    [n === 0 && s.emptyReason ? `: ${inlineText(s.emptyReason)}` : "", "dim"],
     [stale ? "  searching…" : s.answered.newest ? "  newest first · ranking…" : "", "busy"],
     [notes.length ? `  ${notes.join(" · ")}` : "", "dim"],
   ];
