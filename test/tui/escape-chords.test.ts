@@ -9,7 +9,7 @@ const text = (parts: Uint8Array[]) => parts.map((p) => Buffer.from(p).toString("
 test("a chunk is cut before each control byte that follows an Esc, and only there", () => {
   expect(text(splitEscapeChords(bytes("\x1b\x05")))).toEqual(["\x1b", "\x05"]);
   expect(text(splitEscapeChords(bytes("ab\x1b\x05c\x1b\x09")))).toEqual(["ab\x1b", "\x05c\x1b", "\x09"]);
-  for (const whole of ["\x1b[A", "\x1bOP", "\x1b\x1b", "\x1bq", "plain", "\x1b[<0;10;5M", "é\x05"])
+  for (const whole of ["\x1b[A", "\x1bOP", "\x1b\x1b", "\x1bq", "plain", "\x1b[<0;10;5M", "é\x05", "\x1b\x1bq"])
     expect(text(splitEscapeChords(bytes(whole)))).toEqual([whole]);
 });
 
@@ -71,4 +71,23 @@ test("through blessed's key parser: the keys around mouse reports in one read ar
   input.on("keypress", (ch: string | undefined) => seen.push(ch ?? ""));
   input.emit("data", bytes("de\x1b[MC+%p\x1b[<35;10;4M\x1b[<35;11;4Mloy"));
   expect(seen.join("")).toBe("deploy");
+});
+
+test("a chunk is cut between an Esc and the arrow, page or Home/End key after it", () => {
+  expect(text(splitEscapeChords(bytes("\x1b\x1b[B")))).toEqual(["\x1b", "\x1b[B"]);
+  expect(text(splitEscapeChords(bytes("\x1b\x1bOA")))).toEqual(["\x1b", "\x1bOA"]);
+  expect(text(splitEscapeChords(bytes("\x1b\x1b\x1b[6~")))).toEqual(["\x1b\x1b", "\x1b[6~"]);
+});
+
+test("through blessed's key parser: Esc then Down, PgDn or Home arrive as both keys, in order", () => {
+  const keys = require("blessed/lib/keys.js") as { emitKeypressEvents(s: EventEmitter): void };
+  const input = new EventEmitter() as unknown as NodeJS.ReadStream;
+  separateEscapeChords(input);
+  keys.emitKeypressEvents(input as unknown as EventEmitter);
+  const seen: string[] = [];
+  input.on("keypress", (_ch: unknown, k: { name?: string }) => seen.push(k.name ?? ""));
+  input.emit("data", bytes("\x1b\x1b[B"));
+  input.emit("data", bytes("\x1b\x1b[6~"));
+  input.emit("data", bytes("\x1b\x1bOH"));
+  expect(seen).toEqual(["escape", "down", "escape", "pagedown", "escape", "home"]);
 });

@@ -35,6 +35,21 @@ describe("main view", () => {
   );
 
   test(
+    "Esc then Down typed together (one read) leaves the history pane and selects the next session",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("old-notes");
+      tui.keys("Enter");
+      await tui.waitFor("Esc list");
+      tui.keys("Escape", "Down"); // one write: the Esc was dropped and Down scrolled the pane
+      const s = await tui.waitFor("─ beta-billing · ");
+      expect(s).toContain("type to filter");
+      expect(s).not.toContain("Esc list");
+    },
+    T,
+  );
+
+  test(
     "typing filters the list; Backspace and Esc undo it; Ctrl-O sorts by name",
     async () => {
       tui = suite.start();

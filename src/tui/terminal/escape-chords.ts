@@ -1,11 +1,15 @@
 // Keys typed while the process was busy arrive in one read. blessed drops Esc followed by a control key
-// in one chunk (Esc then Ctrl-E: neither is seen), and Esc followed by a printable key that is no letter or
-// digit (Esc then / or ?); it drops every key of a chunk that holds a mouse report (the pointer moved while
-// typing) and reads only its first report. Such chunks are split before blessed reads them.
+// in one chunk (Esc then Ctrl-E: neither is seen), Esc followed by a printable key that is no letter or
+// digit (Esc then / or ?), and the Esc before an arrow, page or Home/End key (Esc then Down: only Down is
+// seen); it drops every key of a chunk that holds a mouse report (the pointer moved while typing) and reads
+// only its first report. Such chunks are split before blessed reads them.
 const ESC = 0x1b;
 
 /** Bytes that begin or end a sequence after an Esc: CSI (arrows, mouse, paste), OSC, ST, APC, PM. */
 const SEQUENCE_BYTES = new Set([..."[]\\_^"].map((c) => c.charCodeAt(0)));
+
+/** After an Esc, the bytes that make it an arrow, page, Home/End or function key (CSI and SS3). */
+const KEY_SEQUENCE = new Set([..."[O"].map((c) => c.charCodeAt(0)));
 
 /**
  * Whether blessed would swallow this byte with the Esc before it: a control byte, or a key that is neither a
@@ -24,7 +28,7 @@ export function splitEscapeChords(chunk: Uint8Array): Uint8Array[] {
   let start = 0;
   for (let i = 1; i < chunk.length; i++) {
     const b = chunk[i]!;
-    if (chunk[i - 1] === ESC && swallowed(b)) {
+    if (chunk[i - 1] === ESC && (swallowed(b) || (b === ESC && KEY_SEQUENCE.has(chunk[i + 1]!)))) {
       parts.push(chunk.subarray(start, i));
       start = i;
     }
