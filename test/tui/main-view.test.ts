@@ -197,4 +197,26 @@ describe("main view", () => {
     },
     T,
   );
+  test(
+    "an imported session's title shows in the list beside its long id (cc- and a UUID), at 80 columns and wider",
+    async () => {
+      const home = tempHome("memvoy-tui-");
+      const id = "cc-4f3a9c2e-1b7d-4e8a-9c61-2d5e8f0a7b13";
+      const jsonl = [
+        { type: "session", id, source: "claude-code", title: "Fix the login redirect loop", project: "/w/shop" },
+        { type: "message", id: "m1", session: id, role: "user", content: "hello", sendAt: "2026-12-01T00:00:00Z" },
+      ];
+      const file = join(home, "in.jsonl");
+      writeFileSync(file, jsonl.map((l) => JSON.stringify(l)).join("\n") + "\n");
+      expect((await cli(["import", "jsonl", file], { home })).code).toBe(0);
+      tui = startTui(home, { width: 120 });
+      let s = await tui.waitFor("hello");
+      expect(row(s, "cc-4f3a9c")).toMatch(/│cc-4f3a9c… · Fix the login redi…\s+1\s+\S+ no/);
+      expect(s).toContain(`─ ${id} · `); // the pane's label names the whole id
+      tui.resize(80, 24);
+      s = await tui.waitFor("│cc-4f3a… · Fix");
+      expect(s.split("\n")[0]!.length).toBe(80);
+    },
+    T,
+  );
 });

@@ -1,6 +1,6 @@
 // The session list's label: the id, then an imported session's title, source and project.
 import { expect, test } from "bun:test";
-import { sessionLabel } from "../../src/tui/views/session-list-view.ts";
+import { fittedSessionLabel, sessionLabel } from "../../src/tui/views/session-list-view.ts";
 
 test("an imported session shows its title, source and project folder; a plain one its id", () => {
   const imported = { id: "cc-1", title: "Fix the\nlogin", source: "claude-code", project: "/home/ann/webshop" };
@@ -17,4 +17,15 @@ test("stored text in a title or project reaches the list as text: escape sequenc
     project: "/w/a\u009bb",
   };
   expect(sessionLabel(s as never)).toBe("cc-3 · Fix the build · [claude-code ab]");
+});
+
+test("a label too wide for the list keeps a prefix of a long id and shows the title; a short id or a plain session is cut at its end", () => {
+  const long = { id: "gpt-67a1b2c3-d4e5-8f90-a1b2-c3d4e5f6a7b8", title: "Sourdough schedule", source: "chatgpt" };
+  expect(fittedSessionLabel(long as never, 32)).toBe("gpt-67a1b… · Sourdough schedule…");
+  expect(fittedSessionLabel(long as never, 16)).toBe("gpt-67a… · Sour…");
+  expect(fittedSessionLabel({ id: "cc-1", title: "A rather long title for the list" } as never, 16)).toBe(
+    "cc-1 · A rather…",
+  );
+  expect(fittedSessionLabel({ id: "x".repeat(40) } as never, 16)).toBe(`${"x".repeat(15)}…`);
+  expect(fittedSessionLabel({ id: "short", title: "T" } as never, 16)).toBe("short · T");
 });

@@ -50,8 +50,7 @@ export function renderSessionList(
   const { first, last } = state.cursor.visible();
   for (let i = first; i <= last; i++) {
     const s = state.visible[i]!;
-    const name = sessionLabel(s);
-    const id = stringWidth(name) > idW ? truncate(name, idW) : name;
+    const id = fittedSessionLabel(s, idW);
     const text = row(id, count(s.messages), age(s.lastActivity, nowNs), s.hasSummary ? "yes" : "no");
     if (i === state.cursor.selected) lines.push(renderLine(theme, width, [[text]], focused ? "selected" : "title"));
     else
@@ -78,6 +77,22 @@ export function sessionListLabel(state: SessionListState): string {
   const shown = state.filter ? `${count(state.visible.length)}/${count(state.total)}` : count(state.total);
   return ` Sessions ${shown} · ${state.sort} `;
 }
+
+/**
+ * The label in `width` cells. An imported session's id is long (cc- or gpt- and a UUID: 39 characters, wider than
+ * the list's id column at any terminal width), so when the label does not fit, its id gives way to a prefix and
+ * the title and origin follow; the history pane's label names the whole id.
+ */
+export function fittedSessionLabel(s: SessionInfo, width: number): string {
+  const label = sessionLabel(s);
+  if (stringWidth(label) <= width) return label;
+  const keep = Math.max(ID_PREFIX_CELLS, Math.floor(width / 3));
+  if (label.length === s.id.length || s.id.length <= keep) return truncate(label, width);
+  return truncate(truncate(s.id, keep) + label.slice(s.id.length), width);
+}
+
+/** At least this much of a long id stays in the list beside a title (cc-1a2b…): enough to tell sessions apart. */
+const ID_PREFIX_CELLS = 8;
 
 /** The id, then what an imported session carries: its title, the source and the project folder's name. */
 export function sessionLabel(s: SessionInfo): string {
