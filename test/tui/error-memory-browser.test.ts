@@ -1,7 +1,7 @@
 // The error-memory browser under tmux: list, detail, search, delete with confirmation.
 import { describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
-import { tempHome } from "../fixture/home.ts";
+import { cli, tempHome } from "../fixture/home.ts";
 import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
@@ -87,6 +87,33 @@ describe("error memory browser", () => {
       } finally {
         await holder.release();
       }
+    },
+    T,
+  );
+
+  test(
+    "search results follow another process's writes: a record it removes leaves them, one it records joins them",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      await tui.waitFor("Error memory · 3 records");
+      tui.keys("/");
+      await tui.waitFor("Enter or Esc ends typing");
+      tui.type("jq");
+      let s = await tui.waitFor(/1 record matche?s? "jq"/);
+      const id = /│([0-9a-f]{8}) bash /.exec(s)![1]!;
+      tui.keys("Enter");
+      await tui.waitForGone("Enter or Esc ends typing");
+      expect((await cli(["errors", "rm", id], { home: h })).code).toBe(0);
+      s = await tui.waitFor(/no records match "jq"/, 20_000);
+      expect(s).toContain("Error memory · 2 records");
+      expect(s).not.toContain(id);
+      const add = ["errors", "record", "--tool", "bash", "--error", "jq: not found again", "--fix", "use the jq image"];
+      expect((await cli(add, { home: h })).code).toBe(0);
+      s = await tui.waitFor("jq: not found again", 20_000);
+      expect(s).toContain("Error memory · 3 records");
     },
     T,
   );

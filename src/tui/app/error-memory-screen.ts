@@ -32,9 +32,16 @@ export class ErrorMemoryScreen {
     else this.readList();
   }
 
-  /** Live update: the plain list is re-read (a search is not re-run: a search restarts the records' TTL). */
+  /**
+   * Live update: the plain list, or the search shown, is read again (a browsing search is no hit, so running it again
+   * restarts no TTL), and the count of records with it.
+   */
   refresh(): void {
-    if (this.state.showing.kind === "list" && !this.state.query.trim()) this.readList();
+    if (!this.state.query.trim()) return this.readList();
+    void this.app.settle(this.app.api.listErrors({ limit: 1 }), (list) => {
+      this.state.total = list.total;
+    });
+    this.search();
   }
 
   /** The plain list (kept only while no search was typed meanwhile). */
