@@ -68,7 +68,7 @@ function statusText(s: ErrorMemoryState): string {
   if (s.searching !== undefined) return `searching "${inlineText(s.searching)}"…`;
   if (s.showing.kind === "search") {
     const n = s.rows.length;
-    return `${n === 0 ? "no records match" : plural(n, "record") + " match"} "${s.showing.query}"${notes}`;
+    return `${n === 0 ? "no records match" : `${plural(n, "record")} ${n === 1 ? "matches" : "match"}`} "${s.showing.query}"${notes}`;
   }
   if (s.total === 0)
     return "no error records yet: agents add them with memvoy errors record (or recordError in the library)";
