@@ -498,6 +498,29 @@ describe("mouse", () => {
   }, 120_000);
 });
 
+describe("mouse in search", () => {
+  test("a hit picked with a click or the wheel stays selected when the scope changes, as one picked with the keys", async () => {
+    tui = suite.start({ width: 100, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.type("/");
+    await tui.waitFor("Search:");
+    tui.type("deploy pipeline");
+    let s = await tui.waitFor(/\d+\+? hits? for "deploy pipeline"(?!.*(searching|ranking))/);
+    const rows = s.split("\n");
+    const firstHit = rows.findIndex((l, i) => i > rows.findIndex((r) => r.includes("────")) && l.includes("▶"));
+    tui.bytes(click(10, firstHit + 1 + 2)); // the second hit
+    s = await tui.waitFor((x) => x.split("\n")[firstHit + 2]!.includes("▶"));
+    tui.bytes(wheel("down", 10, firstHit + 3)); // the third
+    s = await tui.waitFor((x) => x.split("\n")[firstHit + 4]!.includes("▶"));
+    const picked = s.split("\n")[firstHit + 4]!.replace(/^│▶ /, "").split(" · ").slice(0, 2).join(" · ");
+    tui.keys("C-s"); // this session (alpha-deploy, which holds every hit): the same hits answer again
+    s = await tui.waitFor(
+      /scope session alpha-deploy[\s\S]*\d+\+? hits? for "deploy pipeline"(?!.*(searching|ranking))/,
+    );
+    expect(s.split("\n").find((l) => l.includes("▶"))).toContain(picked);
+  }, 60_000);
+});
+
 describe("mouse reports read together with keys", () => {
   test("keys typed while the pointer moves are all read; a y read with the key that asked is still no answer", async () => {
     const h = await makeHome();

@@ -41,8 +41,10 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
   const row = e.y - 1;
   if (t.top === "search") {
     const c = t.search.state.cursor;
+    // A hit picked with the mouse is kept by the next answer, as one picked with the keys is.
     if (dir) {
       c.move(dir);
+      t.search.state.userMoved();
       return true;
     }
     const at = row - searchChromeRows(t.search.state, t.layout.inner(t.layout.overlay).width);
@@ -50,6 +52,7 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
     const index = c.offset + Math.floor(at / HIT_ROWS);
     if (index >= c.count) return false;
     c.select(index);
+    t.search.state.userMoved();
     return true;
   }
   if (t.top === "error-memory") {
