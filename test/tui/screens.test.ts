@@ -249,6 +249,21 @@ describe("first run and errors", () => {
   );
 
   test(
+    "at 80x24 a long home path leaves the demo command and the reload key on the first-run screen",
+    async () => {
+      const h = join(tempHome("memvoy-tui-empty-"), "projects", "customer-support-agent", ".memvoy");
+      mkdirSync(h, { recursive: true });
+      tui = startTui(h);
+      const s = await tui.waitFor("Welcome to memvoy");
+      const flat = s.replace(/│/g, " ").replace(/\s+/g, " ");
+      expect(flat).toContain(`--home ${h} add my-session --role user`);
+      expect(flat).toContain(`demo --home ${h}`);
+      expect(flat).toContain("Ctrl-L reloads once data is there");
+    },
+    T,
+  );
+
+  test(
     "an unreadable session shows the error on the status line; q still quits cleanly",
     async () => {
       const h = await makeHome();
