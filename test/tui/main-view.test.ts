@@ -35,6 +35,23 @@ describe("main view", () => {
   );
 
   test(
+    "a filter that matches nothing says so whole, wrapped in the narrow list",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("old-notes");
+      tui.type("no-such-session-anywhere");
+      const s = await tui.waitFor("Sessions 0/4");
+      const list = s
+        .split("\n")
+        .slice(3, 6)
+        .map((l) => l.slice(1, l.indexOf("│", 1)).trim())
+        .join(" ");
+      expect(list).toContain('no session id contains "no-such-session-anywhere"');
+    },
+    T,
+  );
+
+  test(
     "Esc then Down typed together (one read) leaves the history pane and selects the next session",
     async () => {
       tui = suite.start();

@@ -7,6 +7,7 @@ import type { SessionInfo } from "../api-types.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
 import { lineText } from "../../shared/terminal-text.ts";
+import { wrapLines } from "../text/wrap.ts";
 
 /** Rows taken above the list itself (filter line + header). */
 export const LIST_CHROME_ROWS = 2;
@@ -59,16 +60,12 @@ export function renderSessionList(
       );
   }
   if (state.visible.length === 0) {
-    lines.push(
-      renderLine(theme, width, [
-        [
-          state.total === 0
-            ? "no sessions"
-            : `no session ${state.hasLabels() ? "matches" : "id contains"} "${state.filter}"`,
-          "dim",
-        ],
-      ]),
-    );
+    // Wrapped: the list is narrow, and the filter that explains the empty list must show whole.
+    const why =
+      state.total === 0
+        ? "no sessions"
+        : `no session ${state.hasLabels() ? "matches" : "id contains"} "${state.filter}"`;
+    for (const part of wrapLines(why, width)) lines.push(renderLine(theme, width, [[part, "dim"]]));
   }
   return fitHeight(lines, width, height);
 }
