@@ -1,4 +1,4 @@
-// The home watcher's watch of the shown session's folder: it follows that folder when it is removed and made again.
+// The home watcher's watch of session folders: the shown one (followed when it is removed and made again), and those not adopted yet.
 import { afterAll, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,6 +36,24 @@ test("a history.json written in the shown session's folder after that folder was
     const before = changes;
     writeFileSync(join(folder, "history.json"), "[]");
     await until(() => changes > before);
+  } finally {
+    watcher.close();
+  }
+});
+
+test("a history.json written in the folder of a session not adopted yet is noticed", async () => {
+  const home = tempHome("memvoy-watch-");
+  const paths = homeWatchPaths(home);
+  const folder = join(paths.sessions, "new");
+  mkdirSync(folder, { recursive: true });
+  mkdirSync(join(home, ".store"), { recursive: true });
+  let changes = 0;
+  const watcher = new HomeWatcher(paths, () => changes++, 10, 0);
+  watcher.start();
+  watcher.watchUnadopted([folder]);
+  try {
+    writeFileSync(join(folder, "history.json"), "[]");
+    await until(() => changes > 0);
   } finally {
     watcher.close();
   }

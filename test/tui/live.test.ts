@@ -161,6 +161,26 @@ describe("live updates", () => {
     await tui.waitFor("AGENVOY: written after the restore", 20_000);
   }, 60_000);
 
+  test("a session another program (Agenvoy) starts, its folder first and then its history.json, is listed with its messages", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 120, height: 30 });
+    await tui.waitFor("old-notes");
+    const folder = join(h, "sessions", "agenvoy-new");
+    mkdirSync(folder, { mode: 0o700 });
+    await tui.waitFor(/│agenvoy-new +0 /, 20_000);
+    const file = join(folder, "history.json");
+    const sendAt = `${BigInt(Date.now()) * 1_000_000n}`;
+    const records = [
+      { role: "user", content: "AGENVOY: a new session", sendAt: 0 },
+      { role: "assistant", content: "AGENVOY: its reply", sendAt: 0 },
+    ];
+    writeFileSync(`${file}.tmp`, JSON.stringify(records).replaceAll('"sendAt":0', `"sendAt":${sendAt}`));
+    renameSync(`${file}.tmp`, file);
+    // Nothing else writes to the home: the file alone must bring the session's messages to the list.
+    const s = await tui.waitFor(/│agenvoy-new +2 +now /, 20_000);
+    expect(s).toContain("5 sessions · 50 msgs");
+  }, 60_000);
+
   test("the session shown being removed by another process is said on the status row", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 120, height: 30 });

@@ -488,6 +488,12 @@ export class TuiApp implements AppContext {
         errors: errs.total,
         daemon: this.api.daemonRunning() ? "running" : "stopped",
       };
+      if (this.watcher instanceof HomeWatcher) {
+        // A listed session the archive lacks (no messages, no activity): its history.json is still to come.
+        const dir = homeWatchPaths(this.api.home).sessions;
+        const unadopted = sessions.filter((s) => s.messages === 0 && s.lastActivity === 0n);
+        this.watcher.watchUnadopted(unadopted.map((s) => join(dir, s.id)));
+      }
       if (!this.isEmptyHome()) this.overlays = this.overlays.filter((o) => o !== "first-run");
       else if (!this.overlays.includes("first-run")) this.overlays.unshift("first-run");
       then(sessions);

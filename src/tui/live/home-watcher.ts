@@ -1,5 +1,7 @@
-// Change notification for a home: the sessions folder (sessions made or removed), the shown session's history.json, the archive's WAL (every message, summary run and error record another process writes) and the daemon's state file (a daemon started or stopped). No polling:
-// the kernel tells us, and bursts are coalesced into one refresh.
+// Change notification for a home: the sessions folder (sessions made or removed), the shown session's history.json
+// and those of sessions not adopted yet, the archive's WAL (every message, summary run and error record another
+// process writes) and the daemon's state file (a daemon started or stopped). No polling: the kernel tells us, and
+// bursts are coalesced into one refresh.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
@@ -20,10 +22,14 @@ export function homeWatchPaths(home: string): HomeWatchPaths {
   };
 }
 
+/** Folders of sessions not adopted yet that are watched at most (each is one inotify watch). */
+const MAX_UNADOPTED = 64;
+
 export class HomeWatcher {
   private readonly watchers: FSWatcher[] = [];
   private sessionWatch: FSWatcher | undefined;
   private sessionDir: string | undefined;
+  private readonly unadopted = new Map<string, FSWatcher>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private lastRun = 0;
@@ -61,6 +67,26 @@ export class HomeWatcher {
     if (dir === this.sessionDir) return;
     this.sessionDir = dir;
     this.openSessionWatch();
+  }
+
+  /**
+   * Also watch the folders of sessions the archive has not adopted yet: another program (Agenvoy) makes a session's
+   * folder, then writes its history.json there, which the sessions/ watch does not see (the list would show the
+   * session with no messages until some other write). At most MAX_UNADOPTED of them.
+   */
+  watchUnadopted(dirs: readonly string[]): void {
+    const want = new Set(dirs.slice(0, MAX_UNADOPTED));
+    for (const [dir, w] of this.unadopted)
+      if (!want.has(dir)) {
+        w.close();
+        this.unadopted.delete(dir);
+      }
+    if (this.closed) return;
+    for (const dir of want) {
+      if (this.unadopted.has(dir)) continue;
+      const w = this.open(dir, (name) => name === null || name.startsWith("history.json"));
+      if (w) this.unadopted.set(dir, w);
+    }
   }
 
   private openSessionWatch(): void {
@@ -104,5 +130,7 @@ export class HomeWatcher {
     this.watchers.length = 0;
     this.sessionWatch?.close();
     this.sessionWatch = undefined;
+    for (const w of this.unadopted.values()) w.close();
+    this.unadopted.clear();
   }
 }
