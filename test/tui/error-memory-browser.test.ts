@@ -49,7 +49,7 @@ describe("error memory browser", () => {
       tui.keys("/");
       await tui.waitFor("Enter or Esc ends typing");
       tui.type("timed out connecting");
-      const s = await tui.waitFor(/match "timed out connecting"/);
+      const s = await tui.waitFor(/1 record matches "timed out connecting"/);
       expect(s).toContain("http_get");
       expect(s).toContain("api.corp.example");
       tui.keys("Enter"); // stop typing; q now quits
@@ -82,7 +82,7 @@ describe("error memory browser", () => {
       const holder = await holdWriterLock(h);
       try {
         tui.type("jq");
-        const s = await tui.waitFor('1 record match "jq"');
+        const s = await tui.waitFor('1 record matches "jq"');
         expect(s).toMatch(/bash\s+\S+\s+0\s+jq: command not found/);
       } finally {
         await holder.release();
