@@ -32,16 +32,24 @@ export class ErrorMemoryScreen {
     else this.readList();
   }
 
+  /** The records' count and newest change when the search shown was last run again for a live update. */
+  private searchedAt: string | undefined;
+
   /**
-   * Live update: the plain list, or the search shown, is read again (a browsing search is no hit, so running it again
-   * restarts no TTL), and the count of records with it.
+   * Live update: the plain list is read again; the search shown runs again once the records changed (one added,
+   * updated or removed: a browsing search is no hit, so it restarts no TTL), and not for other writes to the home (a
+   * message, the daemon's embeddings), since each run embeds the query, with a remote embedder a call to its service.
    */
   refresh(): void {
     if (!this.state.query.trim()) return this.readList();
     void this.app.settle(this.app.api.listErrors({ limit: 1 }), (list) => {
       this.state.total = list.total;
+      const newest = list.records[0];
+      const stamp = `${list.total}:${newest?.id}:${newest?.updatedAt}`;
+      if (stamp === this.searchedAt) return;
+      this.searchedAt = stamp;
+      if (this.state.query.trim()) this.search();
     });
-    this.search();
   }
 
   /** The plain list (kept only while no search was typed meanwhile). */
