@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, tempHome } from "../fixture/home.ts";
+import { stringWidth } from "../../src/tui/text/char-width.ts";
 import { holdWriterLock } from "../fixture/writer-lock-holder.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
@@ -114,6 +115,35 @@ describe("error memory browser", () => {
       expect((await cli(add, { home: h })).code).toBe(0);
       s = await tui.waitFor("jq: not found again", 20_000);
       expect(s).toContain("Error memory · 3 records");
+    },
+    T,
+  );
+
+  test(
+    "a tool name too wide for its column is cut to it by cells: a CJK name no longer pushes the row's other columns",
+    async () => {
+      const h = await makeHome();
+      const api = openMemory({ home: h, env: {} });
+      try {
+        await api.recordError({
+          tool: "東京都の非常に長いツール名前です",
+          error: "接続失敗 connection refused",
+          fix: "再起動",
+        });
+      } finally {
+        api.close();
+      }
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-e");
+      const s = await tui.waitFor("Error memory · 4 records");
+      const rows = s.split("\n");
+      const cjk = rows.find((l) => l.includes("接続失敗"))!;
+      const bash = rows.find((l) => l.includes("jq: command not found"))!;
+      // The same cell for the outcome column (a CJK character takes two cells, one UTF-16 unit).
+      const cell = (row: string, text: string) => stringWidth(row.slice(0, row.indexOf(text)));
+      expect(cell(cjk, "resolved")).toBe(cell(bash, "resolved"));
+      expect(cjk).toContain("…");
     },
     T,
   );

@@ -2,7 +2,7 @@
 import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { ErrorRecord } from "../api-types.ts";
 import type { ErrorMemoryState } from "../state/error-memory-state.ts";
-import { fieldTail, stringWidth } from "../text/char-width.ts";
+import { fieldTail, stringWidth, truncate } from "../text/char-width.ts";
 import { count, plural } from "../text/format.ts";
 import { displayText, inlineText, lineText } from "../../shared/terminal-text.ts";
 import { packParts, wrapLines } from "../text/wrap.ts";
@@ -49,7 +49,7 @@ export function renderErrorMemory(
     const { first, last } = s.cursor.visible();
     for (let i = first; i <= last; i++) {
       const r = s.rows[i]!.record;
-      const tool = stringWidth(r.tool) > toolW ? r.tool.slice(0, toolW - 1) + "…" : r.tool;
+      const tool = truncate(r.tool, toolW); // by cells: a CJK name cut by characters overflowed the column
       const text = row(r.id.slice(0, idW), tool, r.outcome, count(r.hits), lineText(r.error));
       lines.push(
         i === s.cursor.selected ? renderLine(theme, width, [[text]], "selected") : renderLine(theme, width, [[text]]),
