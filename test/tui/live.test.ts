@@ -192,6 +192,20 @@ describe("live updates", () => {
     expect(s).not.toContain("│beta-billing");
   }, 60_000);
 
+  test("the session whose summary is open being removed by another process is said so, in the viewer and on the status row", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 120, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.keys("Down");
+    await tui.waitFor("beta-billing · 4 msgs");
+    tui.keys("C-s");
+    await tui.waitFor("Summary · beta-billing");
+    expect((await cli(["rm", "beta-billing"], { home: h })).code).toBe(0);
+    const s = await tui.waitFor(/session beta-billing was removed by another process; showing [\w-]+/, 20_000);
+    expect(s).toContain("session beta-billing was removed by another process");
+    expect(s).not.toContain('no session "beta-billing"');
+  }, 60_000);
+
   test("a home deleted while the TUI shows it is said to be gone, Ctrl-L included", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 120, height: 30 });

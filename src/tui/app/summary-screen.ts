@@ -24,9 +24,15 @@ export class SummaryScreen {
     this.load();
   }
 
-  /** Live update: re-read the summary, keeping the scroll position. */
-  refresh(): void {
-    if (!this.running) this.load();
+  /**
+   * Live update: re-read the summary, keeping the scroll position. `listed`: whether the session is still in the
+   * home's list; one another process removed says so here (the status row names the session shown instead).
+   */
+  refresh(listed = true): void {
+    if (this.running) return;
+    if (listed) return this.load();
+    this.view = undefined;
+    this.loadError = `session ${this.session} was removed by another process`;
   }
 
   private load(): void {

@@ -450,7 +450,10 @@ export class TuiApp implements AppContext {
       this.main.refreshHistory();
       const top = this.overlays[this.overlays.length - 1];
       if (this.overlays.includes("error-memory")) this.errorMemory.refresh();
-      if (top === "summary") this.summary.refresh();
+      if (top === "summary") {
+        const shown = this.summary.session;
+        this.summary.refresh(shown === undefined || list.some((s) => s.id === shown));
+      }
     });
   }
 
