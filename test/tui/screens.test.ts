@@ -288,6 +288,22 @@ describe("first run and errors", () => {
 
 describe("status row", () => {
   test(
+    "at 80 columns a home under a CJK folder name is shortened by cells: the counts stay whole",
+    async () => {
+      const h = join(tempHome("memvoy-tui-"), "記憶ホームディレクトリ");
+      const api = openMemory({ home: h, env: {} });
+      api.add("only", { role: "user", content: "hello" });
+      api.close();
+      tui = startTui(h);
+      const s = await tui.waitFor("│only");
+      const info = s.split("\n").find((l) => l.includes("daemon stopped"))!;
+      expect(info).toContain("1 session · 1 msg · 0 errors");
+      expect(info).toContain("…");
+    },
+    T,
+  );
+
+  test(
     "shows a running daemon, then a stopped one after Ctrl-L",
     async () => {
       const h = await makeHome();

@@ -1,6 +1,6 @@
 // The bottom rows: home, daemon, embedder and counts; then a message, the last error, or the key hints (wrapped).
 import type { StatusState } from "../state/status-state.ts";
-import { stringWidth } from "../text/char-width.ts";
+import { fieldTail, stringWidth } from "../text/char-width.ts";
 import { count, tildePath } from "../text/format.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, type Segment } from "./segments.ts";
@@ -11,11 +11,9 @@ export const MAX_MESSAGE_ROWS = 3;
 const MIN_HOME = 12;
 export const HINTS = "? help · / search · Ctrl-S summary · Ctrl-E errors · q quit";
 
-/** Keep the end of a path (the part that tells homes apart) within `width` cells. */
+/** Keep the end of a path (the part that tells homes apart) within `width` cells (by cells: a CJK folder's too). */
 function pathTail(path: string, width: number): string {
-  if (stringWidth(path) <= width) return path;
-  const chars = Array.from(path);
-  return "…" + chars.slice(chars.length - Math.max(1, width - 1)).join("");
+  return fieldTail(path, Math.max(2, width));
 }
 
 /** The info row, then the message row(s): a message or the last error wraps onto up to 3 rows. */
