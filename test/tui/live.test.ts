@@ -181,6 +181,33 @@ describe("live updates", () => {
     expect(s).toContain("5 sessions · 50 msgs");
   }, 60_000);
 
+  test("a summary another program (Agenvoy) writes to the shown session's summary.json shows in the open viewer", async () => {
+    const h = await makeHome();
+    const api = openMemory({ home: h, env: {} });
+    try {
+      api.importSummary("beta-billing", {
+        key_decisions: ["Do: retry the refund job nightly"],
+        past_discussions: [],
+        current_discussion: { topic: "Refunds", description: "The job is fixed.", perspectives: "", direction: "" },
+      });
+    } finally {
+      api.close();
+    }
+    tui = startTui(h, { width: 120, height: 30 });
+    await tui.waitFor("old-notes");
+    tui.keys("Down");
+    await tui.waitFor("beta-billing · 4 msgs");
+    tui.keys("C-s");
+    await tui.waitFor("Do: retry the refund job nightly");
+    // Agenvoy's own summarizer: the whole file written anew by rename; the archive untouched.
+    const file = join(h, "sessions", "beta-billing", "summary.json");
+    const summary = JSON.parse(readFileSync(file, "utf8")) as { key_decisions: string[] };
+    summary.key_decisions.unshift("Do: AGENVOY keep the webhook secret in the vault");
+    writeFileSync(`${file}.tmp`, JSON.stringify(summary, null, 2));
+    renameSync(`${file}.tmp`, file);
+    await tui.waitFor("Do: AGENVOY keep the webhook secret in the vault", 20_000);
+  }, 60_000);
+
   test("the session shown being removed by another process is said on the status row", async () => {
     const h = await makeHome();
     tui = startTui(h, { width: 120, height: 30 });

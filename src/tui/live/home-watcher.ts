@@ -22,6 +22,12 @@ export function homeWatchPaths(home: string): HomeWatchPaths {
   };
 }
 
+/**
+ * What another program (Agenvoy) writes in the shown session's folder, temp files of a write by rename included: its
+ * history.json, and the summary it keeps itself (summary.json, .summary_cursor).
+ */
+const SHOWN_SESSION_FILES = /^(history\.json|summary\.json|\.summary_cursor)/;
+
 /** Folders of sessions not adopted yet that are watched at most (each is one inotify watch). */
 const MAX_UNADOPTED = 64;
 
@@ -60,8 +66,8 @@ export class HomeWatcher {
   }
 
   /**
-   * Also watch one session's folder (the one shown), or none: another program (Agenvoy) writes its history.json
-   * without touching the archive, and the sessions/ watch sees only folders made or removed.
+   * Also watch one session's folder (the one shown), or none: another program (Agenvoy) writes its history.json and
+   * summary.json without touching the archive, and the sessions/ watch sees only folders made or removed.
    */
   watchSession(dir: string | undefined): void {
     if (dir === this.sessionDir) return;
@@ -93,7 +99,7 @@ export class HomeWatcher {
     this.sessionWatch?.close();
     this.sessionWatch = undefined;
     if (this.sessionDir === undefined || this.closed) return;
-    this.sessionWatch = this.open(this.sessionDir, (name) => name === null || name.startsWith("history.json"));
+    this.sessionWatch = this.open(this.sessionDir, (name) => name === null || SHOWN_SESSION_FILES.test(name));
   }
 
   private add(dir: string, relevant: (name: string | null) => boolean): void {
