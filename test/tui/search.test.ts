@@ -117,6 +117,27 @@ describe("search", () => {
   );
 
   test(
+    "Enter on a hit of a search opened over the summary viewer shows the hit, not that viewer",
+    async () => {
+      tui = suite.start();
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-s");
+      await tui.waitFor("Summary · alpha-deploy");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.keys("Tab"); // keyword
+      await tui.waitFor("mode keyword");
+      tui.type("invoice migration");
+      await tui.waitFor(/beta-billing · [^\n]*· user/);
+      tui.keys("Enter");
+      const s = await tui.waitFor((x) => !x.includes("Search:") && x.includes("beta-billing · 4 msgs"));
+      expect(s).toContain("And the invoice migration?");
+      expect(s).not.toContain("Summary · ");
+    },
+    T,
+  );
+
+  test(
     "Enter centres the hit after the terminal was resized while the search was open",
     async () => {
       tui = suite.start({ width: 200, height: 150 });

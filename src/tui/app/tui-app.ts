@@ -355,8 +355,14 @@ export class TuiApp implements AppContext {
     });
   }
 
+  /**
+   * Show a session in the history pane (a search hit's): every overlay is closed, or one opened before the search
+   * (the summary viewer) would cover the pane.
+   */
   openSession(id: string, messageId?: string): void {
-    this.overlays = this.overlays.filter((o) => o !== "first-run");
+    if (this.overlays.includes("search")) this.search.close();
+    if (this.overlays.includes("error-memory")) this.errorMemory.close();
+    this.overlays = [];
     this.main.openSession(id, messageId);
   }
 
