@@ -1,5 +1,6 @@
 // The Embedder port: text in, unit-length Float32Array vectors out, one per input, in order.
 import { namedError } from "../shared/errors.ts";
+import { serverWaitTail } from "../shared/retry-after.ts";
 
 /** "document" for stored text, "query" for search text; providers that ignore it embed both alike. */
 export type EmbedPurpose = "document" | "query";
@@ -57,6 +58,15 @@ export const EmbedderUnavailableError = namedError<
       | { problem: "timeout"; timeoutMs: number }
       | { problem: "unreachable"; reason: string }
       | { problem: "kept-failing"; status: number; attempts: number; detail?: string }
+      /** A retry-after (serverWaitMs) over retryMaxMs, the longest wait between attempts: not retried now. */
+      | {
+          problem: "wait-too-long";
+          status: number;
+          attempts: number;
+          detail?: string;
+          serverWaitMs: number;
+          retryMaxMs: number;
+        }
       | { problem: "cut-off" }
     )
 >("EmbedderUnavailableError", "runtime", (d) => {
@@ -68,6 +78,11 @@ export const EmbedderUnavailableError = namedError<
     case "kept-failing": {
       const what = d.status === 429 ? "kept rate-limiting (429)" : `kept failing (${d.status})`;
       return `${d.label} ${what} after ${d.attempts} attempts${detailText(d.detail)}`;
+    }
+    case "wait-too-long": {
+      const what = d.status === 429 ? "rate-limited the request (429)" : `failed (${d.status})`;
+      const after = d.attempts > 1 ? ` (after ${d.attempts} attempts)` : "";
+      return `${d.label} ${what}${detailText(d.detail)}${serverWaitTail(d.serverWaitMs, d.retryMaxMs)}${after}`;
     }
     case "cut-off":
       return "the embedding server stopped answering mid-response";

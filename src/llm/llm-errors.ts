@@ -1,5 +1,6 @@
 // Errors of LLM access: a missing key (input, exit 2), a failed call, an unusable answer, an abort.
 import { namedError } from "../shared/errors.ts";
+import { serverWaitTail } from "../shared/retry-after.ts";
 
 /** ANTHROPIC_API_KEY is absent: summaries cannot run. */
 export class MissingApiKeyError extends namedError<{ variable: "ANTHROPIC_API_KEY" }>(
@@ -53,18 +54,13 @@ export interface LlmCallData {
   retryMaxMs?: number;
 }
 
-/** `450 ms`, `20 s`, `3,600 s`. */
-function formatWait(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000).toLocaleString("en-US")} s`;
-}
-
 function describeCall(d: LlmCallData): string {
   const what = `${d.purpose} call to ${d.model}`;
   if (d.deadlineMs !== undefined) return `${what} timed out after ${d.deadlineMs} ms`;
   const tail = d.noTimeLeft
     ? "; no time left to retry"
     : d.serverWaitMs !== undefined
-      ? `; the server asked to wait ${formatWait(d.serverWaitMs)} before a retry, longer than memvoy waits between attempts (${formatWait(d.retryMaxMs ?? 0)}), so it was not retried now${d.attempts > 1 ? ` (after ${d.attempts} attempts)` : ""}`
+      ? `${serverWaitTail(d.serverWaitMs, d.retryMaxMs ?? 0)}${d.attempts > 1 ? ` (after ${d.attempts} attempts)` : ""}`
       : d.attempts > 1
         ? ` (after ${d.attempts} attempts)`
         : "";

@@ -1,16 +1,6 @@
 // Back-off between retries: exponential with jitter, or the server's retry-after when it names one.
 
-/** Milliseconds the server asked to wait (retry-after-ms, or retry-after in seconds or as a date). */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers.get("retry-after-ms");
-  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms);
-  const after = headers.get("retry-after");
-  if (after === null) return undefined;
-  if (/^\d+(\.\d+)?$/.test(after.trim())) return Number(after) * 1000;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
+export { retryAfterMs } from "../shared/retry-after.ts";
 
 /** Delay before retry number `retry` (0-based): base * 2^retry with +-25% jitter, capped at max. */
 export function backoffMs(retry: number, baseMs: number, maxMs: number, serverMs?: number): number {

@@ -111,7 +111,7 @@ describe("openai-compatible embedder", () => {
     const err = await e.embed(["deploy keys"], undefined, "query").catch((x) => x);
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(err).toBeInstanceOf(EmbedderUnavailableError);
-    expect(err.message).toContain("kept rate-limiting (429) after 1 attempts: slow down");
+    expect(err.message).toContain("rate-limited the request (429): slow down; the server asked to wait 30 s");
     // So does the first answer that tells a model's dimension, which a search may be the one to ask for.
     const probe = fake([limited], { body: okBody(8) });
     const at = performance.now();
@@ -119,13 +119,41 @@ describe("openai-compatible embedder", () => {
       env,
     }).catch((x) => x);
     expect(performance.now() - at).toBeLessThan(10_000);
-    expect(String(unknown)).toContain("kept rate-limiting (429)");
+    expect(String(unknown)).toContain("rate-limited the request (429)");
     // A short wait still fits in the query's time.
     const soon = fake([{ ...limited, headers: { "retry-after": "0.2" } }], { body: okBody(8) });
     const q = await createEmbedder(cfg({ base_url: soon.url, dimensions: 8, timeout_ms: 2000 }), { env });
     expect(await q.embed(["deploy keys"], undefined, "query")).toHaveLength(1);
     expect(soon.seen).toHaveLength(2);
   }, 20_000);
+
+  test("a Retry-After longer than memvoy waits between attempts fails the call at once, naming the wait", async () => {
+    const hour = { status: 429, headers: { "retry-after": "3600" }, body: '{"error":{"message":"slow down"}}' };
+    const f = fake([hour], { body: okBody(8) });
+    const e = await createEmbedder(cfg({ base_url: f.url, dimensions: 8, max_retries: 3 }), { env });
+    const started = performance.now();
+    const err = await e.embed(["deploy keys"]).catch((x) => x);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(err).toBeInstanceOf(EmbedderUnavailableError);
+    expect(f.seen).toHaveLength(1);
+    expect(err.message).toBe(
+      `openai embeddings (${f.url}/v1/embeddings) rate-limited the request (429): slow down; the server asked to wait 3,600 s before a retry, longer than memvoy waits between attempts (20 s), so it was not retried now`,
+    );
+    // After a retried 503, as retry-after-ms (OpenAI's), the attempts are named too.
+    const later = fake(
+      [
+        { status: 503, headers: { "retry-after": "0" }, body: "busy" },
+        { status: 503, headers: { "retry-after-ms": "45000" }, body: "busy" },
+      ],
+      { body: okBody(8) },
+    );
+    const e2 = await createEmbedder(cfg({ base_url: later.url, dimensions: 8 }), { env });
+    const err2 = await e2.embed(["deploy keys"]).catch((x) => x);
+    expect(err2.message).toEndWith(
+      "failed (503): busy; the server asked to wait 45 s before a retry, longer than memvoy waits between attempts (20 s), so it was not retried now (after 2 attempts)",
+    );
+    expect(later.seen).toHaveLength(2);
+  });
 
   test("5xx is retried max_retries times, then fails with one clear line", async () => {
     const f = fake([], { status: 503, body: "upstream unavailable" });

@@ -44,6 +44,26 @@ describe("drain with an HTTP embedder", () => {
     api.close();
   });
 
+  test("a Retry-After of an hour fails the drain at once and keeps the messages queued for a later one", async () => {
+    const f = startFakeEmbeddings([{ status: 429, headers: { "retry-after": "3600" }, body: "{}" }], {
+      body: okBody(8),
+    });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", [
+      { role: "user", content: "alpha" },
+      { role: "assistant", content: "beta" },
+    ]);
+    const started = performance.now();
+    const r = await api.drainEmbeddings();
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(r).toMatchObject({ embedded: 0, failed: 2, remaining: 2 });
+    expect(r.error).toContain("the server asked to wait 3,600 s before a retry");
+    expect(f.seen).toHaveLength(1);
+    expect(queueSize(home)).toBe(2);
+    api.close();
+  });
+
   test("a garbage response keeps the messages queued with a back-off and says so in search", async () => {
     const f = startFakeEmbeddings([], { body: JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }) });
     stops.push(f.stop);
@@ -174,13 +194,14 @@ describe("drain with an HTTP embedder", () => {
     const { home, api } = httpHome(f.url);
     api.add("s", { role: "user", content: "the deploy keys are in the vault" });
     const secret = api.add("s", { role: "user", content: "my password is hunter2" }).ids[0]!;
-    f.fail({ status: 429, headers: { "retry-after": "40" }, body: '{"error":{"message":"slow down"}}' });
+    // The longest wait memvoy takes between attempts (a longer one fails the batch at once).
+    f.fail({ status: 429, headers: { "retry-after": "20" }, body: '{"error":{"message":"slow down"}}' });
     const drain = api.drainEmbeddings();
     await waitFor(() => f.seen.length > 0, 20_000, "the drain's first request");
     const started = performance.now();
     const rm = await cli(["rm-message", secret], { home });
     expect(rm.code, rm.stderr).toBe(0);
-    expect(performance.now() - started).toBeLessThan(20_000); // the server asked for 40 s, twice
+    expect(performance.now() - started).toBeLessThan(19_000); // the server asked for 20 s
     f.fail(undefined);
     // The drain took the lock back and embedded what is left.
     expect(await drain).toMatchObject({ embedded: 1, failed: 0, remaining: 0 });

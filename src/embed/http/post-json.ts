@@ -1,12 +1,14 @@
-// POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins).
+// POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins, up to
+// maxDelayMs: a longer one fails the call at once).
 import { redactSecrets } from "../../shared/redact.ts";
 import { lineText } from "../../shared/terminal-text.ts";
+import { retryAfterMs } from "../../shared/retry-after.ts";
 import { EmbedderRejectedError, EmbedderResponseError, EmbedderUnavailableError } from "../embedder.ts";
 
 export interface RetryPolicy {
   timeoutMs: number;
   maxRetries: number;
-  /** First backoff; doubles per attempt up to maxDelayMs, with jitter in [50%, 100%]. */
+  /** First backoff; doubles per attempt up to maxDelayMs, with jitter in [50%, 100%]; also the longest Retry-After taken. */
   baseDelayMs: number;
   maxDelayMs: number;
   /** A performance.now() time past which no attempt runs and no retry waits: the whole call fails by then. */
@@ -24,8 +26,6 @@ export interface PostRequest {
   signal?: AbortSignal;
   fetch?: typeof fetch;
 }
-
-const RETRY_AFTER_CAP_MS = 60_000;
 
 export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<unknown> {
   const doFetch = req.fetch ?? fetch;
@@ -55,16 +55,21 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
     }
     if (res.status === 429 || res.status >= 500) {
       const text = await safeText(res, signal, server);
-      const delay = retryDelay(res.headers.get("retry-after"), attempt, policy);
-      if (attempt >= policy.maxRetries || performance.now() + delay >= (policy.deadline ?? Number.POSITIVE_INFINITY)) {
+      const failure = { ...server, status: res.status, attempts: attempt + 1, ...detail(text, req.secret) };
+      if (attempt >= policy.maxRetries) throw new EmbedderUnavailableError({ ...failure, problem: "kept-failing" });
+      const asked = retryAfterMs(res.headers);
+      // A wait longer than memvoy ever waits between attempts (an hour's rate limit): retrying sooner only fails
+      // again, so the call fails now and the queue's back-off (the daemon's next tick) tries again.
+      if (asked !== undefined && asked > policy.maxDelayMs)
         throw new EmbedderUnavailableError({
-          ...server,
-          problem: "kept-failing",
-          status: res.status,
-          attempts: attempt + 1,
-          ...detail(text, req.secret),
+          ...failure,
+          problem: "wait-too-long",
+          serverWaitMs: asked,
+          retryMaxMs: policy.maxDelayMs,
         });
-      }
+      const delay = asked ?? backoffDelay(attempt, policy);
+      if (performance.now() + delay >= (policy.deadline ?? Number.POSITIVE_INFINITY))
+        throw new EmbedderUnavailableError({ ...failure, problem: "kept-failing" });
       await sleep(delay, req.signal);
       continue;
     }
@@ -80,12 +85,7 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
   }
 }
 
-export function retryDelay(retryAfter: string | null, attempt: number, p: RetryPolicy): number {
-  if (retryAfter !== null && retryAfter.trim() !== "") {
-    const secs = Number(retryAfter);
-    const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(retryAfter) - Date.now();
-    if (Number.isFinite(ms)) return Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms));
-  }
+function backoffDelay(attempt: number, p: RetryPolicy): number {
   const ceiling = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt);
   return ceiling * (0.5 + Math.random() / 2);
 }
