@@ -47,7 +47,7 @@ function describe(err: unknown): string {
     case "too-big":
       return `a file would grow past the largest size allowed here (the shell's ulimit -f, or the file system's limit); nothing was changed (${line})`;
     case "permission":
-      return `permission denied: ${line}`;
+      return permissionLine(err) ?? `permission denied: ${line}`;
     case "disk-io":
       return `no space left on the device, or the disk failed a write; nothing was changed (${line})`;
     default:
@@ -62,9 +62,21 @@ export function describeAfterSome(err: unknown): string {
     .replace(/; nothing was changed/g, "");
 }
 
-/** The exit code for a thrown value: the error's own (2 usage/config/input), else 1. */
+/**
+ * The exit code for a thrown value: the error's own (2 usage/config/input), else 2 for a file or folder this user
+ * may not write (a home that cannot be used is a setting to change, as one that cannot be made), else 1.
+ */
 export function exitCodeOf(err: unknown): 1 | 2 {
-  return err instanceof MemvoyError ? err.exitCode : 1;
+  if (err instanceof MemvoyError) return err.exitCode;
+  return systemFailure(err) === "permission" ? 2 : 1;
+}
+
+/** A folder mkdir may not make there, named with the folder that refused it. */
+function permissionLine(err: unknown): string | undefined {
+  const e = err as { syscall?: unknown; path?: unknown; code?: unknown } | undefined;
+  if (e?.syscall !== "mkdir" || typeof e.path !== "string") return undefined;
+  const why = e.code === "EROFS" ? "is on a read-only file system" : "takes no new folder (permission denied)";
+  return `cannot make the folder ${e.path}: ${dirname(e.path)} ${why}`;
 }
 
 /** The error's name for machine-readable output ("Error" for anything not ours). */

@@ -18,7 +18,7 @@ let fs: Tmpfs | undefined;
 afterAll(() => fs?.unmount());
 
 describe.skipIf(!available)("read-only home", () => {
-  test("each command names history.db and the read-only file system, with exit code 1", async () => {
+  test("each command names history.db and the read-only file system, with exit code 2", async () => {
     fs = mountTmpfs(4 * 1024);
     const home = join(fs.dir, "home");
     expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
@@ -26,7 +26,7 @@ describe.skipIf(!available)("read-only home", () => {
     expect(remount.exitCode).toBe(0);
     for (const args of [["add", "s1", "--role", "user", "--content", "x"], ["history", "s1"], ["sessions"]]) {
       const r = await cli(args, { home });
-      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr.trim()).toBe(
         `memvoy: cannot open ${join(home, ".store", "history.db")}: its folder is on a read-only file system; memvoy writes to its home, even to read it`,
       );
@@ -43,7 +43,7 @@ const runAsNobody = (dir: string, args: string[]) =>
     { env: { PATH: process.env.PATH!, HOME: dir, TZ: "UTC" }, cwd: dir },
   );
 test.skipIf(!asNobody)(
-  "an archive file this user may not open is named with the permission problem, exit 1",
+  "an archive file this user may not open is named with the permission problem, exit 2",
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "memvoy-other-user-"));
     try {
@@ -54,7 +54,7 @@ test.skipIf(!asNobody)(
       Bun.spawnSync(["chown", "0:0", join(home, ".store", "history.db")]);
       const r = runAsNobody(dir, ["--home", home, "sessions"]);
       const db = join(home, ".store", "history.db");
-      expect(r.exitCode).toBe(1);
+      expect(r.exitCode).toBe(2);
       expect(r.stderr.toString().trim()).toBe(
         `memvoy: cannot open ${db}: permission denied on ${db}; memvoy writes to its home, even to read it`,
       );

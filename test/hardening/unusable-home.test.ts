@@ -1,7 +1,7 @@
 // A home or temp folder that cannot be made or used: one line naming the path and what is wrong, exit 2, for every
 // command alike (never a bare EACCES, ENOENT or ENOTDIR).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
 import { canMountTmpfs, mountTmpfs } from "./tmpfs.ts";
@@ -185,19 +185,60 @@ test.skipIf(!asNobody)(
     expect({ code: read.exitCode, stderr: read.stderr.toString() }).toEqual({ code: 0, stderr: "" });
     const write = run(["--home", shut, ...WRITES[0]!]);
     expect({ code: write.exitCode, stderr: write.stderr.toString() }).toEqual({
-      code: 1,
+      code: 2,
       stderr: `memvoy: cannot open ${shut}/sessions: permission denied on its folder; memvoy writes to its home, even to read it\n`,
     });
     mkdirSync(join(shut, "sessions"));
     const store = run(["--home", shut, ...WRITES[0]!]);
-    expect(store.stderr.toString()).toBe(
-      `memvoy: cannot open ${shut}/.store: permission denied on its folder; memvoy writes to its home, even to read it\n`,
-    );
+    expect({ code: store.exitCode, stderr: store.stderr.toString() }).toEqual({
+      code: 2,
+      stderr: `memvoy: cannot open ${shut}/.store: permission denied on its folder; memvoy writes to its home, even to read it\n`,
+    });
     const tmp = run(["demo"], { TMPDIR: parent });
     expect({ code: tmp.exitCode, stderr: tmp.stderr.toString() }).toEqual({
       code: 2,
       stderr: `memvoy: cannot make a temporary folder in ${parent} (TMPDIR): permission denied on ${parent}; set TMPDIR to a folder you may write to\n`,
     });
+  },
+  120_000,
+);
+
+test.skipIf(!asNobody)(
+  "a home whose sessions/ or session folder this user may not write: one line naming the folder, exit 2, nothing stored",
+  async () => {
+    const dir = makeTempDir("memvoy-unusable-");
+    chmodSync(dir, 0o755);
+    chmodSync(dirname(bin), 0o755);
+    chmodSync(bin, 0o755);
+    const home = join(dir, "home");
+    mkdirSync(home, { mode: 0o700 });
+    chownSync(home, 65534, 65534);
+    const run = (args: string[]) =>
+      Bun.spawnSync(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin, "--home", home, ...args], {
+        env: { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: dir, LANG: "C.UTF-8" },
+        cwd: dir,
+      });
+    expect(run(["add", "s1", "--role", "user", "--content", "first"]).exitCode).toBe(0);
+    const sessions = join(home, "sessions");
+    chmodSync(sessions, 0o555);
+    const fresh = run(["add", "s2", "--role", "user", "--content", "second"]);
+    expect({ code: fresh.exitCode, stderr: fresh.stderr.toString() }).toEqual({
+      code: 2,
+      stderr: `memvoy: cannot make the folder ${sessions}/s2: ${sessions} takes no new folder (permission denied)\n`,
+    });
+    chmodSync(sessions, 0o700);
+    chmodSync(join(sessions, "s1"), 0o555);
+    const same = run(["add", "s1", "--role", "user", "--content", "third"]);
+    expect(same.exitCode).toBe(2);
+    expect(same.stderr.toString()).toBe(
+      `memvoy: permission denied: EACCES: ${sessions}/s1 takes no new file (writing history.json needs one beside it)\n`,
+    );
+    chmodSync(join(sessions, "s1"), 0o700);
+    const all = run(["history", "s1", "--all", "--json"]);
+    expect((JSON.parse(all.stdout.toString()).messages as { content: string }[]).map((m) => m.content)).toEqual([
+      "first",
+    ]);
+    expect(run(["sessions", "--json"]).stdout.toString()).not.toContain("s2");
   },
   120_000,
 );

@@ -953,12 +953,12 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new DatabaseNotWritableError({ path: "/h/.store/history.db", reason: "read-only" }),
     "cannot open /h/.store/history.db: its folder is on a read-only file system; memvoy writes to its home, even to read it",
-    1,
+    2,
   ],
   [
     new DatabaseNotWritableError({ path: "/h/.store/history.db", reason: "permission" }),
     "cannot open /h/.store/history.db: permission denied on its folder; memvoy writes to its home, even to read it",
-    1,
+    2,
   ],
   [
     new HomeLinkRefusedError({ path: "/h/.store/write.lock" }),
@@ -1242,6 +1242,18 @@ test("EACCES, EPERM, EROFS and a read-only SQLite database read as permission de
     "permission denied: attempt to write a readonly database",
   );
   expect(describeError(new Error(describeError(errno("EACCES", "EACCES: x"))))).toBe("permission denied: EACCES: x");
+  // A folder mkdir may not make is named with the folder that refused it; a home that cannot be used exits 2.
+  const mkdir = Object.assign(errno("EACCES", "EACCES: permission denied, mkdir '/h/sessions/s2'"), {
+    syscall: "mkdir",
+    path: "/h/sessions/s2",
+  });
+  expect(describeError(mkdir)).toBe(
+    "cannot make the folder /h/sessions/s2: /h/sessions takes no new folder (permission denied)",
+  );
+  expect(
+    [mkdir, errno("EROFS", "EROFS: x"), new Error("attempt to write a readonly database")].map(exitCodeOf),
+  ).toEqual([2, 2, 2]);
+  expect(exitCodeOf(errno("ENOSPC", "ENOSPC: x"))).toBe(1);
 });
 
 test("real failures from the file system and SQLite are mapped", () => {

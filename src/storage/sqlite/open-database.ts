@@ -33,7 +33,10 @@ export interface OpenDatabaseOptions {
   create?: boolean;
 }
 
-/** SQLite could not open the archive because its folder cannot be written (WAL needs its -wal and -shm files). */
+/**
+ * SQLite could not open the archive because its folder cannot be written (WAL needs its -wal and -shm files): a home
+ * that cannot be used, a setting to change (exit 2) as a home that cannot be made.
+ */
 export const DatabaseNotWritableError = namedError<{
   path: string;
   reason: "read-only" | "permission" | "file-permission";
@@ -41,7 +44,7 @@ export const DatabaseNotWritableError = namedError<{
   file?: string;
 }>(
   "DatabaseNotWritableError",
-  "runtime",
+  "input",
   (d) =>
     `cannot open ${d.path}: ${d.reason === "read-only" ? "its folder is on a read-only file system" : d.reason === "permission" ? "permission denied on its folder" : `permission denied on ${d.file ?? d.path}`}; memvoy writes to its home, even to read it`,
 );
