@@ -1,6 +1,6 @@
 // Entry of the terminal UI: open the home (or the shared memory), send logs to <home>/tui.log, run until q, and always give the
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
-import { devNull, tmpdir } from "node:os";
+import { constants as osConstants, devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { holdsHome, openMemory } from "../app/open-memory.ts";
 import { homePaths, resolveHome } from "../config/home.ts";
@@ -75,6 +75,11 @@ async function finishConfirmed(app: TuiApp, giveBack: () => void, signal: string
   for (const f of failures) process.stderr.write(`memvoy: the deletion did not finish: ${f}\n`);
 }
 
+/** A process ended by a signal exits 128 + its number, as shells report it (143 for SIGTERM, 129 for SIGHUP). */
+function signalExit(signal: NodeJS.Signals): number {
+  return 128 + (osConstants.signals[signal] ?? 0);
+}
+
 export async function runTui(options: TuiOptions = {}): Promise<number> {
   // Compiled up front as before: what the first paint runs, the first keys run again at once.
   jitAsUsual();
@@ -121,7 +126,7 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     const running = app;
     if (!running) {
       cleanup();
-      process.exit(0);
+      process.exit(signalExit(signal));
     }
     setTimeout(() => {
       const dropped = running.stopStarting();
@@ -131,15 +136,18 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
           process.stderr.write(
             `memvoy: ${what} was not done: another memvoy process still held this home's writer lock ${SIGNAL_GRACE_MS / 1000} s after the ${signal}; nothing of it was changed\n`,
           );
-        process.exit(dropped.length > 0 ? 1 : 0);
+        process.exit(dropped.length > 0 ? 1 : signalExit(signal));
       });
     }, SIGNAL_GRACE_MS);
     void running.stopPager().finally(() => running.quit());
   };
   // A SIGINT or SIGQUIT sent to memvoy (kill -INT; the keys are read as keys) quits as Ctrl-C does, a confirmed
   // deletion finishing first; while the pager runs they are the pager's, as the terminal sends them to both.
-  const onInterrupt = () => {
-    if (app && !app.paging) app.quit();
+  let interrupted: NodeJS.Signals | undefined;
+  const onInterrupt = (signal: NodeJS.Signals) => {
+    if (!app || app.paging) return;
+    interrupted ??= signal;
+    app.quit();
   };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
@@ -154,7 +162,8 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     // Ctrl-C while a confirmed deletion finishes stops waiting for it (the terminal is the shell's again).
     for (const s of ["SIGINT", "SIGQUIT"] as const) process.off(s, onInterrupt);
     await finishConfirmed(app, giveBack, signalled);
-    return 0;
+    const ended = signalled ?? interrupted;
+    return ended ? signalExit(ended) : 0;
   } catch (err) {
     console.error(err instanceof Error && err.stack ? err.stack : String(err));
     throw err;

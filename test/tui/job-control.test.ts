@@ -235,7 +235,7 @@ describe("job control", () => {
   );
 
   test(
-    "kill -INT quits as Ctrl-C does: a removal confirmed and waiting for the writer lock still finishes after the terminal is given back",
+    "kill -INT quits as Ctrl-C does: a removal confirmed and waiting for the writer lock still finishes after the terminal is given back, exit 130",
     async () => {
       const h = await makeHome();
       const tui = startTui(h);
@@ -255,7 +255,7 @@ describe("job control", () => {
       } finally {
         release();
       }
-      expect(await tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+      expect(await tui.exited()).toEqual({ code: 130, modes: ["icanon", "echo"] });
       const r = await cli(["sessions", "--json"], { home: h });
       expect(r.stdout).toContain("alpha-deploy");
       expect(r.stdout).not.toContain("zh-trip");

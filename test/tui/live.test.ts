@@ -480,7 +480,7 @@ describe("pager and clipboard", () => {
     expect(existsSync(file)).toBe(true);
     process.kill(tuiAbove(pagerPid), "SIGTERM");
     const { code, modes } = await tui.exited();
-    expect(code).toBe(0);
+    expect(code).toBe(143);
     expect(modes).toEqual(expect.arrayContaining(["icanon", "echo"]));
     expect(tui.format("alternate_on")).toBe("0");
     expect(tui.format("mouse_any_flag")).toBe("0");

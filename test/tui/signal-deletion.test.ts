@@ -77,7 +77,27 @@ const tuiLog = (home: string) => (existsSync(join(home, "tui.log")) ? readFileSy
 
 describe("a confirmed deletion under SIGTERM and SIGHUP", () => {
   test(
-    "SIGTERM: the terminal is given back, the removal waiting for the writer lock finishes once it is free, exit 0",
+    "a SIGHUP or SIGTERM with nothing to finish ends the UI with 128 + the signal's number, as shells expect",
+    async () => {
+      for (const [signal, code] of [
+        ["SIGHUP", 129],
+        ["SIGTERM", 143],
+      ] as const) {
+        const r = await start();
+        try {
+          r.release();
+          process.kill(r.pid, signal);
+          expect(await r.tui.exited()).toEqual({ code, modes: ["icanon", "echo"] });
+        } finally {
+          r.tui.kill();
+        }
+      }
+    },
+    T,
+  );
+
+  test(
+    "SIGTERM: the terminal is given back, the removal waiting for the writer lock finishes once it is free, exit 143",
     async () => {
       const r = await start();
       try {
@@ -86,7 +106,7 @@ describe("a confirmed deletion under SIGTERM and SIGHUP", () => {
         await r.tui.waitFor("memvoy: SIGTERM: finishing the deletion you confirmed first (at most 5 s)");
         expect(r.tui.format("alternate_on")).toBe("0");
         r.release();
-        expect(await r.tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+        expect(await r.tui.exited()).toEqual({ code: 143, modes: ["icanon", "echo"] });
         const ids = (await sessions(r.home)).map((s) => s.id);
         expect(ids).toContain("alpha-deploy");
         expect(ids).not.toContain("zh-trip");
@@ -137,7 +157,7 @@ describe("a confirmed deletion under SIGTERM and SIGHUP", () => {
         process.kill(r.pid, "SIGTERM");
         await r.tui.waitFor("memvoy: SIGTERM: finishing the deletion you confirmed first");
         r.release();
-        expect(await r.tui.exited()).toEqual({ code: 0, modes: ["icanon", "echo"] });
+        expect(await r.tui.exited()).toEqual({ code: 143, modes: ["icanon", "echo"] });
         const list = await runBinary(bin, ["errors", "list", "--json", "--home", r.home]);
         const records = JSON.parse(list.stdout).records as { tool: string }[];
         expect(records.map((x) => x.tool).sort()).toEqual(["bash", "http_get"]);
