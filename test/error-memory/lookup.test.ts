@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { HomeMemory } from "../../src/app/memory-api.ts";
 import { rankErrors } from "../../src/memory/error-memory/rank-errors.ts";
-import { removeTempHomes } from "../fixture/home.ts";
+import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
+import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import { errorHome, loadFixture } from "./error-home.ts";
 import { PARAPHRASES, RECORDS } from "./fixture.ts";
 
@@ -139,3 +141,36 @@ test("records and searches made at once in one process: every vector is written,
     busy.close();
   }
 }, 60_000);
+
+test("two processes recording at once: each record has its vector when the call returns, none waits for a catch-up", async () => {
+  const home = tempHome("memvoy-errors-");
+  const first = openMemory({ home, env: {}, drain: "off" });
+  await first.recordError({ tool: "curl", error: "curl: (28) Operation timed out", fix: "retry" });
+  first.close();
+  // Each writes a fragment per record and compacts every 24: the two compact (and add) at once many times over.
+  const child = (tag: string) =>
+    Bun.spawn(["bun", join(import.meta.dir, "../fixture/error-recorder-main.ts"), home, tag, "120"], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  const runs = [child("left"), child("right")];
+  const out = await Promise.all(
+    runs.map(async (p) => ({
+      code: await p.exited,
+      stdout: await new Response(p.stdout).text(),
+      stderr: await new Response(p.stderr).text(),
+    })),
+  );
+  for (const r of out) {
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  }
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    const { records, total } = api.listErrors({ limit: 1000 });
+    expect(total).toBe(241);
+    expect(records.filter((r) => !r.embedded).map((r) => r.error)).toEqual([]);
+  } finally {
+    api.close();
+  }
+}, 120_000);

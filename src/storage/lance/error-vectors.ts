@@ -71,19 +71,28 @@ async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]
   return [...byFragment.values()].flat();
 }
 
+/** How many times a write another process preempted is made again (LanceDB: "… preempted …. Please retry."). */
+const PREEMPTED_ATTEMPTS = 6;
+
 /**
- * Drop every version but the latest, and the files only they used. Its compaction is preempted by a delete of
- * another process committed meanwhile (LanceDB says to retry): tried again, twice.
+ * `commit` again when another process committed a conflicting change meanwhile (two processes recording at once:
+ * a compaction preempts the other's, a delete preempts a compaction): with a short random pause, a bounded number
+ * of times. The table handle reads the latest version on each call (readConsistencyInterval 0).
  */
-async function dropOlderVersions(t: Table): Promise<void> {
+async function retryPreempted<T>(commit: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
-      return;
+      return await commit();
     } catch (err) {
-      if (attempt >= 3 || !errorMessage(err).includes("Please retry")) throw err;
+      if (attempt >= PREEMPTED_ATTEMPTS || !errorMessage(err).includes("Please retry")) throw err;
+      await Bun.sleep(5 + Math.random() * 20 * attempt);
     }
   }
+}
+
+/** Drop every version but the latest, and the files only they used. */
+function dropOlderVersions(t: Table): Promise<void> {
+  return retryPreempted(() => t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) })).then(() => {});
 }
 
 /** A table handle kept for reads: closed once it is retired and no read uses it. */
@@ -237,10 +246,11 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
           rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })),
           { schema: await t.schema() },
         );
-        if (options.replace) await t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`);
-        await t.add(data);
+        if (options.replace) await retryPreempted(() => t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`));
+        await retryPreempted(() => t.add(data));
         // Each write adds a fragment, and scans slow down with every one: compact while they are few.
-        if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS) await optimize(t);
+        if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS)
+          await retryPreempted(() => optimize(t));
       } catch (err) {
         throw asDamaged(err, errorTableName(embedderId));
       } finally {
