@@ -1,7 +1,7 @@
 // loadConfig for every command: the Config that a config.toml loaded to last time, when its text is the
 // same and no MEMVOY_* setting applies, read from <home>/.store/config-cache.json; otherwise (and then saved)
 // what loadConfig returns. A one-shot command then loads neither the TOML parser nor the schema.
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FILE_MODE } from "../shared/atomic-write.ts";
 import { readRegularFile } from "../shared/regular-file.ts";
@@ -38,7 +38,10 @@ function readText(file: string): string | null | undefined {
   try {
     return readRegularFile(file);
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
+    // A link to nothing is refused by loadConfig, never read as no config.
+    return (err as NodeJS.ErrnoException).code === "ENOENT" && lstatSync(file, { throwIfNoEntry: false }) === undefined
+      ? null
+      : undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 // Load config.toml, apply MEMVOY_* env overrides, validate; errors name the file and the key.
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
@@ -261,7 +261,19 @@ function definedName(lineText: string): string | undefined {
  * Why config.toml cannot be read. A file where the home's folder belongs (--home naming config.toml itself, or a
  * file under which the home would lie) is named, which ENOTDIR's own text does not do.
  */
+/** Where `file` links to when it is a symbolic link to nothing; undefined otherwise. */
+function danglingLink(file: string): string | undefined {
+  try {
+    if (!lstatSync(file).isSymbolicLink() || statSync(file, { throwIfNoEntry: false })) return undefined;
+    return readlinkSync(file);
+  } catch {
+    return undefined; // no such file (a home not made yet), or a loop of links (named by its ELOOP)
+  }
+}
+
 function unreadableReason(file: string, err: unknown): string {
+  if ((err as NodeJS.ErrnoException).code === "ELOOP")
+    return "it is a symbolic link that leads back to itself (a loop)";
   if ((err as NodeJS.ErrnoException).code === "ENOTDIR")
     for (let p = dirname(file); p !== dirname(p); p = dirname(p)) {
       let st: ReturnType<typeof statSync>;
@@ -302,6 +314,14 @@ export function loadConfig(file: string, env: Record<string, string | undefined>
   try {
     text = readRegularFile(file);
   } catch (err) {
+    // A config.toml linked to a file not there (a dotfiles checkout or a disk missing) is no config to ignore.
+    const target = danglingLink(file);
+    if (target !== undefined)
+      throw new ConfigError({
+        problem: "unreadable",
+        file,
+        reason: `it is a symbolic link to ${target}, which does not exist (a dotfiles folder or a disk not there?)`,
+      });
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
       const denied = deniedOn(file, err);
       // A denial named here, without the errno as its cause (describeError would add "permission denied:" first).

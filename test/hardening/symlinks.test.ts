@@ -95,6 +95,36 @@ test("the home, config.toml and .store may be links", async () => {
   expect(JSON.parse(h.stdout).messages).toHaveLength(1);
 });
 
+test("a config.toml linked to a file not there (a dotfiles folder missing) is refused, never read as no config", async () => {
+  const home = tempHome();
+  const dotfiles = tempHome("memvoy-dotfiles-");
+  writeFileSync(join(dotfiles, "config.toml"), "[limits]\nmax_history_messages = 4\n");
+  symlinkSync(join(dotfiles, "config.toml"), join(home, "config.toml"));
+  // A first command caches the config it read; a second after the target is gone must not answer from that cache.
+  expect((await cli(["add", "s1", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+  rmSync(dotfiles, { recursive: true });
+  const missing = join(dotfiles, "config.toml");
+  for (const args of [["sessions"], ["add", "s1", "--role", "user", "--content", "x"], ["config", "check"]]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({
+      args,
+      code: 2,
+      stderr: `memvoy: cannot read config ${join(home, "config.toml")}: it is a symbolic link to ${missing}, which does not exist (a dotfiles folder or a disk not there?)\n`,
+    });
+  }
+  rmSync(join(home, "config.toml"));
+  symlinkSync("config.toml", join(home, "config.toml"));
+  const loop = await cli(["sessions"], { home });
+  expect({ code: loop.code, stderr: loop.stderr }).toEqual({
+    code: 2,
+    stderr: `memvoy: cannot read config ${join(home, "config.toml")}: it is a symbolic link that leads back to itself (a loop)\n`,
+  });
+  // The refused add stored nothing.
+  rmSync(join(home, "config.toml"));
+  const all = await cli(["history", "s1", "--all", "--json"], { home });
+  expect(JSON.parse(all.stdout).messages.map((m: { content: string }) => m.content)).toEqual(["hello"]);
+});
+
 test("a lock file or daemon.log that is a link is refused (exit 2); the file it points to is never written or truncated", async () => {
   const home = tempHome();
   const outside = tempHome("memvoy-outside-");
