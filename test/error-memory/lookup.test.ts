@@ -174,3 +174,41 @@ test("two processes recording at once: each record has its vector when the call 
     api.close();
   }
 }, 120_000);
+
+/** A word of letters for `i` (error signatures read digits as any number). */
+const letters = (i: number) =>
+  `${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}${String.fromCharCode(97 + (Math.floor(i / 676) % 26))}`;
+
+test("records made while another process removes records (dropping the table's older versions) keep their vectors", async () => {
+  const home = tempHome("memvoy-errors-");
+  const api = openMemory({ home, env: {}, drain: "off" });
+  try {
+    const seed = async (i: number) =>
+      (await api.recordError({ tool: "seed", error: `seed failure ${letters(i)}`, fix: "none" })).record.id;
+    const stock: string[] = [];
+    for (let i = 0; i < 150; i++) stock.push(await seed(i));
+    const recorders = ["busy", "busier"].map((tag) =>
+      Bun.spawn(["bun", join(import.meta.dir, "../fixture/error-recorder-main.ts"), home, tag, "200"], {
+        stdout: "pipe",
+        stderr: "pipe",
+      }),
+    );
+    // Each removal drops every older version of the table, the one a recorder may be reading included.
+    for (let i = 150; recorders.some((r) => r.exitCode === null); i++)
+      await api.removeError(stock.pop() ?? (await seed(i)));
+    for (const r of recorders) {
+      const [code, stdout, stderr] = await Promise.all([
+        r.exited,
+        new Response(r.stdout).text(),
+        new Response(r.stderr).text(),
+      ]);
+      expect(code, stderr).toBe(0);
+      expect(JSON.parse(stdout)).toEqual([]);
+    }
+    const records = api.listErrors({ limit: 1000 }).records.filter((r) => r.tool !== "seed");
+    expect(records).toHaveLength(400);
+    expect(records.filter((r) => !r.embedded)).toEqual([]);
+  } finally {
+    api.close();
+  }
+}, 120_000);

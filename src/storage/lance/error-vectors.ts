@@ -74,17 +74,31 @@ async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]
 /** How many times a write another process preempted is made again (LanceDB: "… preempted …. Please retry."). */
 const PREEMPTED_ATTEMPTS = 6;
 
+/** A version's manifest or transaction gone: another process dropped the older versions (errors rm) meanwhile. */
+const VERSION_DROPPED = /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn)\b/;
+
+/** A compaction of fragments another process's delete removed meanwhile. */
+const FRAGMENT_GONE = /does not contain a fragment a rewrite operation wants to replace/;
+
 /**
- * `commit` again when another process committed a conflicting change meanwhile (two processes recording at once:
- * a compaction preempts the other's, a delete preempts a compaction): with a short random pause, a bounded number
- * of times. The table handle reads the latest version on each call (readConsistencyInterval 0).
+ * Another process committed a conflicting change meanwhile (two processes recording at once: a compaction preempts
+ * the other's, a delete preempts a compaction) or dropped the version this one was made on (an errors rm).
+ */
+function preempted(err: unknown): boolean {
+  const message = errorMessage(err);
+  return message.includes("Please retry") || VERSION_DROPPED.test(message) || FRAGMENT_GONE.test(message);
+}
+
+/**
+ * `commit` again when it was preempted, with a short random pause, a bounded number of times. The table handle
+ * reads the latest version on each call (readConsistencyInterval 0).
  */
 async function retryPreempted<T>(commit: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await commit();
     } catch (err) {
-      if (attempt >= PREEMPTED_ATTEMPTS || !errorMessage(err).includes("Please retry")) throw err;
+      if (attempt >= PREEMPTED_ATTEMPTS || !preempted(err)) throw err;
       await Bun.sleep(5 + Math.random() * 20 * attempt);
     }
   }
@@ -240,17 +254,20 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
       if (rows.length === 0) return;
       assertDimensions(rows, dim);
       const { lancedb } = await loadLanceDb();
-      const t = await this.openOrCreate(embedderId, dim);
+      const t = await retryPreempted(() => this.openOrCreate(embedderId, dim));
       try {
         const data = lancedb.makeArrowTable(
           rows.map((r) => ({ id: r.id, vector: Array.from(r.vector) })),
-          { schema: await t.schema() },
+          { schema: await retryPreempted(() => t.schema()) },
         );
         if (options.replace) await retryPreempted(() => t.delete(`id IN (${rows.map((r) => quote(r.id)).join(", ")})`));
         await retryPreempted(() => t.add(data));
         // Each write adds a fragment, and scans slow down with every one: compact while they are few.
-        if ((await t.stats()).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS)
-          await retryPreempted(() => optimize(t));
+        // The vector is stored: a compaction other processes' writes keep preempting is left to the next write.
+        if ((await retryPreempted(() => t.stats())).fragmentStats.numSmallFragments >= COMPACT_AT_FRAGMENTS)
+          await retryPreempted(() => optimize(t)).catch((err) => {
+            if (!preempted(err)) throw err;
+          });
       } catch (err) {
         throw asDamaged(err, errorTableName(embedderId));
       } finally {
