@@ -1,5 +1,6 @@
 // doctor's look at a session's summary files: an unreadable summary.json or a cursor that holds no time is
 // named with what the next summary run does about it (a run repairs both under its own lock; doctor does not).
+import { quoteCursorText } from "../storage/history/cursor-file.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { readCursor, readSummary } from "./summary/summary-store.ts";
@@ -17,7 +18,7 @@ export function summaryFindings(ctx: MemoryContext, session: string): DoctorFind
   if (cursor.state === "invalid")
     out.push({
       session,
-      problem: `.summary_cursor holds no time (${JSON.stringify(cursor.text.slice(0, 40))}, not YYYY-MM-DD HH:MM:SS): the next summary run writes it again`,
+      problem: `.summary_cursor holds no time (${quoteCursorText(cursor.text)}, not YYYY-MM-DD HH:MM:SS): the next summary run writes it again`,
       manual: true,
     });
   return out;

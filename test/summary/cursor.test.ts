@@ -197,6 +197,27 @@ test("a cursor that holds no time is not a missing one: the run starts after the
   }
 });
 
+test("a cursor holding a long garbled text is quoted by its first 40 characters: summary, doctor and the run's note are one short line", async () => {
+  const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url }, drain: "off" });
+  try {
+    api.add("s", [
+      { role: "user", content: "Q1", sendAt: "2026-10-05T10:00:00Z" },
+      { role: "assistant", content: "A1", sendAt: "2026-10-05T10:00:01Z" },
+    ]);
+    const garbled = "x".repeat(40) + "y".repeat(4000);
+    writeFileSync(join(sessionDir("s"), ".summary_cursor"), garbled);
+    const quoted = `"${"x".repeat(40)}…"`;
+    expect((await api.summary("s")).cursorProblem).toBe(`not YYYY-MM-DD HH:MM:SS: ${quoted}`);
+    const doctor = await memvoy(["doctor"]);
+    expect(doctor.stdout).toContain(`s: .summary_cursor holds no time (${quoted}, not YYYY-MM-DD HH:MM:SS)`);
+    expect(doctor.stdout).not.toContain("yyy");
+    const r = (await api.summarize("s")).sessions[0]!;
+    expect(r.notes).toContain(`.summary_cursor holds ${quoted}, not YYYY-MM-DD HH:MM:SS`);
+  } finally {
+    api.close();
+  }
+});
+
 test("a cursor past 2262 or before 1677 (no 64-bit nanosecond time) holds no time: the run starts after the exact position", async () => {
   const api = openMemory({ home, env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url }, drain: "off" });
   try {

@@ -15,6 +15,7 @@ import type { StoredMessage } from "../../shared/message.ts";
 import { NS_PER_SEC, nsToRfc3339 } from "../../shared/time.ts";
 import {
   cursorText,
+  quoteCursorText,
   readCursorFile,
   removeCursorFile,
   stageCursor,
@@ -374,7 +375,7 @@ export function runStart(
   notes: string[],
 ): RunStart {
   if (cursor.state === "invalid")
-    notes.push(`.summary_cursor holds ${JSON.stringify(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
+    notes.push(`.summary_cursor holds ${quoteCursorText(cursor.text)}, not YYYY-MM-DD HH:MM:SS`);
   const start = findStart(file, cursor, position, holds);
   if (file.state !== "ok") return { before: emptySummary(), legacy: {}, cursor, start, notes };
   return { before: file.summary, legacy: file.legacy, cursor, start, notes };

@@ -10,7 +10,7 @@ import { UnknownSessionError, sessionExists } from "../session-admin.ts";
 import { isDueForCron } from "./due-sessions.ts";
 import { readCursor, readSummary, summaryRunHeld } from "./summary-store.ts";
 import type { Summary, SummaryFile } from "./summary-types.ts";
-import type { CursorFile } from "../../storage/history/cursor-file.ts";
+import { quoteCursorText, type CursorFile } from "../../storage/history/cursor-file.ts";
 
 export interface SummaryView {
   session: string;
@@ -65,7 +65,7 @@ export function summaryViewOf(session: string, { file, cursor, run, usage, due }
     if (Object.keys(file.legacy).length > 0) view.legacy = file.legacy;
   } else if (file.state === "corrupt") view.problem = file.detail;
   if (cursor.state === "ok") view.cursor = cursor.text;
-  else if (cursor.state === "invalid") view.cursorProblem = `not YYYY-MM-DD HH:MM:SS: ${JSON.stringify(cursor.text)}`;
+  else if (cursor.state === "invalid") view.cursorProblem = `not YYYY-MM-DD HH:MM:SS: ${quoteCursorText(cursor.text)}`;
   if (run) {
     const { session: _s, position, pending: _p, ...last } = run;
     view.lastRun = last;

@@ -52,6 +52,11 @@ function firstLocalAfter(text: string, above: number): number {
 /** Clocks skip at most this much (a DST change is an hour; a few zones have moved by a day). */
 const GAP_SEARCH_SECONDS = 26 * 3600;
 
+/** A cursor text that holds no time, quoted for one line of text: its first 40 characters. */
+export function quoteCursorText(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
 /** The cursor, read in local time. */
 export function readCursorFile(path: string): CursorFile {
   const raw = readText(path);
