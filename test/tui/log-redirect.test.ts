@@ -45,6 +45,32 @@ console.log("stdout after restore");
     }
   });
 
+  test("what reaches the log has its secrets redacted: a crash's stack quoting a key or a URL's password", async () => {
+    const dir = tempHome();
+    const log = join(dir, "tui.log");
+    const script = join(dir, "probe.ts");
+    writeFileSync(
+      script,
+      `import { redirectLogs } from ${JSON.stringify(join(repoRoot, "src/tui/terminal/log-redirect.ts"))};
+const r = redirectLogs(${JSON.stringify(log)});
+console.error(new Error("request to http://me:hunter2pass@proxy.example/v1 failed with key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345"));
+process.stderr.write("configured key my-own-gateway-key-123456 echoed\\n");
+r.restore();
+`,
+    );
+    const p = Bun.spawn([process.execPath, script], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, ANTHROPIC_API_KEY: "my-own-gateway-key-123456" },
+    });
+    expect((await processOutput(p)).code).toBe(0);
+    const text = readFileSync(log, "utf8");
+    expect(text).toContain("proxy.example/v1 failed with key");
+    expect(text).toContain("configured key");
+    for (const secret of ["hunter2pass", "sk-ant-api03-abcdefghij", "my-own-gateway-key-123456"])
+      expect(text).not.toContain(secret);
+  });
+
   test("a tui.log that is a symbolic link is refused: the file it points to is neither emptied nor written", () => {
     const dir = tempHome();
     const victim = join(tempHome("memvoy-outside-"), "big.txt");

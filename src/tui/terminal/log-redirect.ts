@@ -3,6 +3,7 @@
 import { dlopen, FFIType } from "bun:ffi";
 import { closeSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
 import { openAppendNoFollow } from "../../shared/no-follow.ts";
+import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import { format } from "node:util";
 
 const METHODS = ["log", "info", "warn", "error", "debug", "trace"] as const;
@@ -34,9 +35,12 @@ export function redirectLogs(file: string): LogRedirect {
   // Never through a symbolic link (HomeLinkRefusedError): the log would be appended to, or emptied, elsewhere.
   const fd = openAppendNoFollow(file);
   if (fstatSync(fd).size > MAX_LOG_BYTES) ftruncateSync(fd, 0);
+  // A crash's stack quotes its error's message, which may quote a key or a URL's password: redacted, as every log is.
+  const keys = secretValues();
+  const redact = (text: string) => redactSecrets(text, keys).text;
   const write = (text: string) => {
     try {
-      writeSync(fd, `${new Date().toISOString()} ${text}\n`);
+      writeSync(fd, `${new Date().toISOString()} ${redact(text)}\n`);
     } catch {
       // a full disk must not break the screen
     }
@@ -49,7 +53,7 @@ export function redirectLogs(file: string): LogRedirect {
   const stderrWrite = stderr.write;
   stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     try {
-      if (typeof chunk === "string") writeSync(fd, chunk);
+      if (typeof chunk === "string") writeSync(fd, redact(chunk));
       else writeSync(fd, chunk);
     } catch {
       // as above
