@@ -2,6 +2,7 @@
 // tombstoned so it cannot come back. Crash-safe like add: the intent is recorded in SQLite first
 // (pending_removals), then history.json is rewritten (atomic), then the archive rows go; an interrupted
 // removal is finished by the next open. A summary that already covered the message stays unless dropSummary.
+import { refuseUnchangeable } from "./deletion-folders.ts";
 import { existsSync, rmSync } from "node:fs";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
@@ -64,6 +65,7 @@ export function removeMessage(
       // A history.json memvoy cannot take (corrupt, or another session's ids) is refused before anything changes.
       const file = ctx.paths.history(sessionId);
       reconcileHistory(ctx, sessionId, readHistory(file), file, { quick: true });
+      refuseUnchangeable("rm-message", sessionId, [ctx.paths.session(sessionId)]);
       withWriteLock(ctx.db, () =>
         ctx.db
           .query("INSERT OR REPLACE INTO pending_removals (message_id, session_id, created_at) VALUES (?, ?, ?)")

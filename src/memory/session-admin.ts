@@ -1,4 +1,5 @@
 // reset (history + archive + vectors; the summary survives unless --all) and rm (everything of a session).
+import { refuseUnchangeable } from "./deletion-folders.ts";
 import { existsSync, lstatSync, rmSync } from "node:fs";
 import { describeError } from "../shared/describe-error.ts";
 import { namedError } from "../shared/errors.ts";
@@ -61,6 +62,7 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
     ctx,
     () => {
       readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
+      refuseUnchangeable(kind === "reset-all" ? "reset --all" : "reset", session, [ctx.paths.session(session)]);
       const removed = withWriteLock(ctx.db, () => {
         const now = ctx.now();
         recordSessionDeletion(ctx.db, session, kind, now);
@@ -101,6 +103,7 @@ export function removeSession(ctx: MemoryContext, session: string): ResetResult 
   return withHomeLock(
     ctx,
     () => {
+      refuseUnchangeable("rm", session, [ctx.paths.sessions, ctx.paths.session(session)]);
       const hadSummary = existsSync(ctx.paths.summary(session));
       const removed = withWriteLock(ctx.db, () => {
         const now = ctx.now();

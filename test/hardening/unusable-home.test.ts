@@ -242,3 +242,46 @@ test.skipIf(!asNobody)(
   },
   120_000,
 );
+
+test.skipIf(!asNobody)(
+  "reset, rm and rm-message in a folder this user may not write are refused before anything is removed, exit 2",
+  async () => {
+    const dir = makeTempDir("memvoy-unusable-");
+    chmodSync(dir, 0o755);
+    chmodSync(dirname(bin), 0o755);
+    chmodSync(bin, 0o755);
+    const home = join(dir, "home");
+    mkdirSync(home, { mode: 0o700 });
+    chownSync(home, 65534, 65534);
+    const run = (args: string[]) =>
+      Bun.spawnSync(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin, "--home", home, ...args], {
+        env: { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: dir, LANG: "C.UTF-8" },
+        cwd: dir,
+      });
+    expect(run(["add", "s", "--role", "user", "--content", "my password is hunter2"]).exitCode).toBe(0);
+    const id = JSON.parse(run(["history", "s", "--json"]).stdout.toString()).messages[0].id as string;
+    const sessions = join(home, "sessions");
+    const contents = () =>
+      (JSON.parse(run(["history", "s", "--all", "--json"]).stdout.toString()).messages as { content: string }[]).map(
+        (m) => m.content,
+      );
+    for (const [folder, args] of [
+      [join(sessions, "s"), ["rm-message", id]],
+      [join(sessions, "s"), ["reset", "s"]],
+      [join(sessions, "s"), ["rm", "s"]],
+      [sessions, ["rm", "s"]],
+    ] as const) {
+      chmodSync(folder, 0o555);
+      const r = run([...args]);
+      chmodSync(folder, 0o700);
+      expect({ args, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({
+        args,
+        code: 2,
+        stderr: `memvoy: ${args[0]} s: ${folder} may not be written by this user (permission denied); nothing was changed\n`,
+      });
+      // Nothing was removed, and nothing is left to finish: the next command reads the session whole.
+      expect(contents()).toEqual(["my password is hunter2"]);
+    }
+  },
+  120_000,
+);
