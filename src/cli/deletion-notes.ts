@@ -1,5 +1,5 @@
 // What a deletion command says on stderr beyond its result line, and what its help says of shared archives.
-import { describeError } from "../shared/describe-error.ts";
+import { describeAfterSome } from "../shared/describe-error.ts";
 
 /** The deletion commands' help on a shared archive, where the guarantee stops at this host's files. */
 export const SHARED_DELETION_HELP = `On a shared archive ([archive] url) the text leaves the archive and this host's
@@ -34,7 +34,7 @@ export async function purgeAfterRemoval(api: { purgeDeleted(): Promise<unknown> 
     return true;
   } catch (err) {
     process.stderr.write(
-      `memvoy: the removed messages' vectors are not deleted yet (${describeError(err)}): the next embedding drain deletes them\n`,
+      `memvoy: the removed messages' vectors are not deleted yet (${describeAfterSome(err)}): the next embedding drain deletes them\n`,
     );
     return false;
   }

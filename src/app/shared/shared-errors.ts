@@ -1,7 +1,7 @@
 // Error memory in shared mode: records in the archive, their vectors in the shared store. The input checks,
 // redaction, signature, merge rule and ranking are the embedded mode's; a record's merge is serialised
 // across hosts by an archive lock on its tool. The word-vector signal of the embedded lookup is not used.
-import { describeError } from "../../shared/describe-error.ts";
+import { describeAfterSome, describeError } from "../../shared/describe-error.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import {
   DEFAULT_LIST_LIMIT,
@@ -280,7 +280,7 @@ export class SharedErrors {
       }, WRITE_WAIT_MS);
       return { notes, removed: ids.length };
     } catch (err) {
-      notes.push(`vectors of removed records stay until the next removal: ${describeError(err)}`);
+      notes.push(`vectors of removed records stay until the next removal: ${describeAfterSome(err)}`);
     }
     return { notes, removed: 0 };
   }

@@ -1,7 +1,7 @@
 // SharedHome: memvoy in shared mode, on the PostgreSQL archive (the source of truth) and the shared vectors.
 // The same native results as HomeMemory for the MemoryApi's methods, asynchronous. Every write to a session
 // runs under the session's advisory lock, and leaves the host's per-session files (caches) in line with it.
-import { describeError } from "../../shared/describe-error.ts";
+import { describeAfterSome } from "../../shared/describe-error.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import { newId } from "../../shared/ids.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -181,7 +181,7 @@ export class SharedHome {
     } catch (err) {
       return {
         cut: 0,
-        note: `the messages are stored, but keeping the recent tier to its size and rewriting this host's history.json failed (${describeError(err)}); the session's next write does both`,
+        note: `the messages are stored, but keeping the recent tier to its size and rewriting this host's history.json failed (${describeAfterSome(err)}); the session's next write does both`,
       };
     }
   }

@@ -1,5 +1,5 @@
 // Error memory administration: list, show, remove by id prefix, and the TTL sweep the daemon runs hourly.
-import { describeError } from "../../shared/describe-error.ts";
+import { describeAfterSome } from "../../shared/describe-error.ts";
 import {
   clearVectorDeletes,
   countLive,
@@ -95,7 +95,7 @@ export async function sweepExpired(ctx: MemoryContext, now: bigint): Promise<Swe
       await store.dropAllBut(current.id);
       await store.maintain();
     } catch (err) {
-      notes.push(`vector upkeep skipped: ${describeError(err)}`);
+      notes.push(`vector upkeep skipped: ${describeAfterSome(err)}`);
     }
   }
   return { removed, vectorsRemoved, notes };
@@ -128,6 +128,6 @@ async function applyVectorDeletes(ctx: MemoryContext): Promise<{ removed: number
     withWriteLock(ctx.db, () => clearVectorDeletes(ctx.db, ids));
     return { removed: ids.length, notes: [] };
   } catch (err) {
-    return { removed: 0, notes: [`vectors of removed records stay until the next sweep: ${describeError(err)}`] };
+    return { removed: 0, notes: [`vectors of removed records stay until the next sweep: ${describeAfterSome(err)}`] };
   }
 }

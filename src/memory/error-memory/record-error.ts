@@ -1,6 +1,6 @@
 // Record a tool error and its fix: redact, normalise the signature, merge with the same tool + signature
 // (newest text, fix and outcome; count bumped; TTL refreshed) or insert; then embed it, best effort.
-import { describeError } from "../../shared/describe-error.ts";
+import { describeAfterSome } from "../../shared/describe-error.ts";
 import { NS_PER_DAY } from "../../shared/time.ts";
 import {
   deleteErrorRows,
@@ -100,7 +100,7 @@ export async function recordError(ctx: MemoryContext, raw: unknown): Promise<Rec
       embeddedBy = await embedRecord(ctx, row, merged);
     } catch (err) {
       notes.push(
-        `recorded without a vector for now (it is embedded at a later search or by the daemon): ${describeError(err)}`,
+        `recorded without a vector for now (it is embedded at a later search or by the daemon): ${describeAfterSome(err)}`,
       );
     }
   }
