@@ -66,6 +66,7 @@ import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.t
 import { NotAFileError, SessionFolderAliasError, SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
 import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
 import { DatabaseNotWritableError } from "../../src/storage/sqlite/open-database.ts";
+import { FolderUnchangeableError } from "../../src/memory/deletion-folders.ts";
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
 import { NoSpaceError } from "../../src/storage/sqlite/no-space.ts";
 import { VectorStoreError } from "../../src/storage/lance/vector-store.ts";
@@ -958,6 +959,16 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new DatabaseNotWritableError({ path: "/h/.store/history.db", reason: "permission" }),
     "cannot open /h/.store/history.db: permission denied on its folder; memvoy writes to its home, even to read it",
+    2,
+  ],
+  [
+    new FolderUnchangeableError({ command: "reset", session: "s", dir: "/h/sessions/s", reason: "permission" }),
+    "reset s: /h/sessions/s may not be written by this user (permission denied); nothing was changed",
+    2,
+  ],
+  [
+    new FolderUnchangeableError({ command: "rm", session: "s", dir: "/h/sessions", reason: "read-only" }),
+    "rm s: /h/sessions is on a read-only file system; nothing was changed",
     2,
   ],
   [
