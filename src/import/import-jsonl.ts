@@ -79,7 +79,7 @@ async function readOne(
   report: SourceReport,
   sessions: Set<string>,
   /** After each write, with the byte offset read so far. */
-  tick: (end: number) => void,
+  tick: (end: number) => Promise<void>,
 ): Promise<void> {
   let batch: MessageRecord[] = [];
   let end = 0;
@@ -130,7 +130,7 @@ async function readOne(
     if (r.elsewhere.length < batch.length) sessions.add(batchSession);
     batch = [];
     lineOf.clear();
-    tick(end);
+    await tick(end);
   };
   for await (const l of input) {
     end = l.end;

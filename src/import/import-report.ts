@@ -60,6 +60,8 @@ export interface ImportOptions {
   keepSecrets?: boolean;
   env?: Record<string, string | undefined>;
   onProgress?: (p: ImportProgress) => void;
+  /** Aborted: the import stops after the write under way (what it stored stays; a new run adds the rest). */
+  signal?: AbortSignal;
 }
 
 export interface ImportProgress {
@@ -76,7 +78,7 @@ export interface ImportProgress {
 }
 
 /** Progress within one file: the share of it done (0-1), and while it is read, its bytes read. */
-export type FileTick = (fileShare?: number, fileBytes?: ImportProgress["fileBytes"]) => void;
+export type FileTick = (fileShare?: number, fileBytes?: ImportProgress["fileBytes"]) => Promise<void>;
 
 /**
  * Run `one` on each file in turn: a failing file is reported and the pass goes on. Ends with the index work the
@@ -108,13 +110,24 @@ export async function eachFile(
       ...(indexing && { indexing }),
     });
   /** Within a file, after each write: the messages so far, and how much of the file is read when known. */
-  const tick: FileTick = (fileShare, fileBytes) => progress(undefined, fileShare ?? 0, fileBytes);
+  /** Stopped (o.signal): a file's writes may all be synchronous, so the event loop is let run for its handler. */
+  const checkStop = async () => {
+    if (!o.signal) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    o.signal.throwIfAborted();
+  };
+  const tick: FileTick = async (fileShare, fileBytes) => {
+    progress(undefined, fileShare ?? 0, fileBytes);
+    await checkStop();
+  };
   try {
     for (const file of files) {
+      await checkStop();
       const before = report.messages.added + report.messages.extended;
       try {
         await one(file, sessions, tick);
       } catch (err) {
+        if (o.signal?.aborted) throw err; // a stop, not a failure of this file
         // Deleted since it was listed (the tool's own cleanup, a chat migrated to another file): nothing to read.
         if (onDisk && !existsSync(file)) report.files.unchanged++;
         else {

@@ -87,7 +87,8 @@ async function importFile(
   }
   // A large file shows progress as it is read (bytes), then as its messages are stored: each half of the file's share.
   const total = Number(raw.size);
-  const onRead = (done: number) => tick(Math.min(1, done / total) / 2, { done, total });
+  // Progress only: a stop is taken after the next write (tick, awaited there).
+  const onRead = (done: number) => void tick(Math.min(1, done / total) / 2, { done, total }).catch(() => {});
   const read = await source.read({ file, offset, state, prior: last, ...(total >= LARGE_FILE && { onRead }) });
   report.files.read++;
   for (const p of read.skipped) addSkipped(report, p);
@@ -129,7 +130,7 @@ async function importFile(
       report.redacted += r.redacted;
       for (const bad of r.invalid) addSkipped(report, { file, reason: bad.reason });
       stored += part.length;
-      tick(toStore > 0 ? 0.5 + Math.min(1, stored / toStore) / 2 : 1);
+      await tick(toStore > 0 ? 0.5 + Math.min(1, stored / toStore) / 2 : 1);
     }
   }
   // Kept what it gave, and said; no state is kept, so every pass reads it again until it is whole.

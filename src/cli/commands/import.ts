@@ -1,6 +1,7 @@
 // memvoy import SOURCE [PATH…] [--since TIME] [--dry-run] [--keep-secrets] [--watch] [--json]
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { constants as osConstants } from "node:os";
 import type { ImportTarget } from "../../app/import-target.ts";
 import { createOnWrite } from "../../app/create-on-write.ts";
 import { holdsHome, openMemory } from "../../app/open-memory.ts";
@@ -218,9 +219,21 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
     keepSecrets: bool(p, "keep-secrets"),
   };
   if (!bool(p, "watch")) {
-    const reports = stdin
-      ? [await importJsonlStream(api, Bun.stdin.stream(), opts)]
-      : await pass(api, source!, opts, json);
+    const stop = stopOnSignal();
+    let reports: SourceReport[];
+    try {
+      reports = stdin
+        ? [await importJsonlStream(api, Bun.stdin.stream(), { ...opts, signal: stop.signal })]
+        : await pass(api, source!, { ...opts, signal: stop.signal }, json);
+    } catch (err) {
+      if (!stop.signal.aborted) throw err;
+      process.stderr.write(
+        `memvoy: import stopped by ${stop.by} after the write under way: what it stored stays, and running it again adds the rest\n`,
+      );
+      return 128 + (osConstants.signals[stop.by!] ?? 0);
+    } finally {
+      stop.off();
+    }
     endIfUnwritable(api);
     if (json) printJson({ sources: reports });
     else for (const r of reports) printReport(r);
@@ -228,6 +241,26 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
   }
   await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
   return 0;
+}
+
+/**
+ * Ctrl-C, SIGTERM or SIGHUP during an import: the first stops it after the write under way (killed mid-write, it
+ * left a temp file of the session's text for the next writer to clear); a second ends it at once.
+ */
+function stopOnSignal() {
+  const abort = new AbortController();
+  const stop = { signal: abort.signal, by: undefined as NodeJS.Signals | undefined, off: () => {} };
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.by) process.exit(128 + (osConstants.signals[signal] ?? 0));
+    stop.by = signal;
+    abort.abort(new Error(`stopped by ${signal}`));
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  stop.off = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+  return stop;
 }
 
 /** --watch: a pass every interval until SIGINT, SIGTERM or SIGHUP; with --json one line per pass. */
