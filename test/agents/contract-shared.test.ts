@@ -1,32 +1,22 @@
 // The MemoryApi contract suite in shared mode: the archive in PostgreSQL (the source of truth), the vectors
 // in LanceDB on S3-compatible storage (the local test server). Nothing is written to the home's own stores.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/lib.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 import { contractCases } from "./contract.case.ts";
-import { removeTempDirs, tempDir } from "./support.ts";
 
 const describe = describePostgres();
-let pg: PgServer;
-let s3: S3Server;
 let homes = 0;
 
 describe("shared mode (PostgreSQL archive, vectors on S3)", () => {
-  beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempDirs();
-  }, 60_000);
+  const shared = sharedBackend();
 
   test("one process writing to many sessions at once: every write lands (the connection pool never runs dry)", async () => {
-    const home = tempDir();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml("many-sessions"));
-    const api = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("many_sessions") } });
+    const home = shared.home("many-sessions");
+    const api = openMemory({ home, env: await shared.env("many_sessions") });
     try {
       const sessions = Array.from({ length: 16 }, (_, i) => `s${i}`);
       await Promise.all(
@@ -40,9 +30,8 @@ describe("shared mode (PostgreSQL archive, vectors on S3)", () => {
   }, 120_000);
 
   test("semantic search on an archive whose every session was removed says nothing is indexed, as a new one does", async () => {
-    const home = tempDir();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml("emptied"));
-    const api = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("emptied") } });
+    const home = shared.home("emptied");
+    const api = openMemory({ home, env: await shared.env("emptied") });
     try {
       const query = "the deploy failed with exit 137";
       expect((await api.search({ query, match: "semantic" })).emptyReason).toBe("nothing is indexed yet");
@@ -59,10 +48,8 @@ describe("shared mode (PostgreSQL archive, vectors on S3)", () => {
 
   contractCases("shared archive on PostgreSQL, vectors on S3 (openMemory)", async () => {
     const n = ++homes;
-    const home = tempDir();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml(`shared-${n}`));
-    const url = await pg.createDatabase(`contract_${n}`);
-    const api = openMemory({ home, env: { ...s3.env, MEMVOY_ARCHIVE_URL: url } });
+    const home = shared.home(`shared-${n}`);
+    const api = openMemory({ home, env: await shared.env(`contract_${n}`) });
     return {
       api,
       close: async () => {

@@ -1,12 +1,10 @@
 // add on a shared archive when the PostgreSQL connection goes after the messages are stored (while the recent
 // tier is being compacted): the command says they are stored instead of failing as if nothing was, since a retry
 // without idempotency keys would store them twice.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { cli, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { expect, test } from "bun:test";
+import { cli, waitFor } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 const lines = (tag: string, n: number) =>
@@ -15,22 +13,12 @@ const lines = (tag: string, n: number) =>
   );
 
 describe("the server gone after an add stored its messages", () => {
-  let pg: PgServer;
-  let s3: S3Server;
-
-  beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+  const shared = sharedBackend();
 
   test("the connection cut during the compaction after the append: stored, said so, exit 0", async () => {
-    const url = await pg.createDatabase("gone");
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
-    const home = tempHome();
-    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("gone")}\n[limits]\nmax_history_bytes = 4096\n`);
+    const env = await shared.env("gone");
+    const url = env.MEMVOY_ARCHIVE_URL;
+    const home = shared.home("gone", "\n[limits]\nmax_history_bytes = 4096\n");
     expect((await cli(["add", "s"], { home, env, stdin: lines("first", 30) })).code).toBe(0);
 
     // Hold the session's compaction row, so the next add waits there, after its append committed.

@@ -1,11 +1,11 @@
 // stats, usage, doctor and errors sweep on a shared archive (PostgreSQL + vectors on the S3 test server):
 // figures from the archive, the same on every host; doctor's checks and repairs; exit codes as embedded.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome, type CliResult } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli, tempHome, type CliResult } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend, type SharedEnv } from "../fixture/shared-backend.ts";
 import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
 import { openErrorVectors } from "../../src/storage/ports/vector-port.ts";
@@ -14,28 +14,21 @@ const describe = describePostgres();
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
 
 describe("administration commands on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend();
   let url: string;
-  let env: Record<string, string>;
+  let env: SharedEnv;
   let a: string;
   let b: string;
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-    url = await pg.createDatabase("admin");
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
-    [a, b] = [tempHome(), tempHome()];
-    for (const h of [a, b]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("admin"));
+    env = await shared.env("admin");
+    url = env.MEMVOY_ARCHIVE_URL;
+    [a, b] = [shared.home("admin"), shared.home("admin")];
     const lines = Array.from({ length: 6 }, (_, i) =>
       JSON.stringify({ role: "user", content: `note ${i} on deploys` }),
     );
     expect((await cli(["add", "ops"], { home: a, env, stdin: lines.join("\n") })).code).toBe(0);
     expect((await cli(["add", "dev", "--role", "user", "--content", "hello"], { home: a, env })).code).toBe(0);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
   }, 60_000);
 
   test("stats and usage read the archive: the same figures on another host, with what is shared and what is local", async () => {
@@ -135,8 +128,7 @@ describe("administration commands on a shared archive", () => {
   }, 120_000);
 
   test("doctor: a cache behind another host's writes is no problem; one edited by hand still is", async () => {
-    const c = tempHome();
-    writeFileSync(join(c, "config.toml"), s3.vectorsToml("admin"));
+    const c = shared.home("admin");
     expect((await cli(["add", "lag", "--role", "user", "--content", "from host c"], { home: c, env })).code).toBe(0);
     // Host a adds and a summary is saved: c's caches are behind.
     const add = await cli(["add", "lag", "--role", "assistant", "--content", "from host a"], { home: a, env });
@@ -165,7 +157,7 @@ describe("administration commands on a shared archive", () => {
   }, 120_000);
 
   test("doctor: a schema behind this memvoy's is reported, and --migrate migrates it", async () => {
-    const fresh = { ...env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("unmigrated") };
+    const fresh = { ...env, MEMVOY_ARCHIVE_URL: await shared.pg.createDatabase("unmigrated") };
     let r = await cli(["doctor", "--json"], { home: b, env: fresh });
     expect(r.code).toBe(1);
     expect(json(r)).toMatchObject({ ok: false, shared: { archive: { schemaVersion: 0 } } });
@@ -219,8 +211,7 @@ describe("administration commands on a shared archive", () => {
   }, 120_000);
 
   test("doctor: an unreachable archive and a secret in config.toml are findings (exit 1), not crashes", async () => {
-    const home = tempHome();
-    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("admin")}\n# token sk-ant-api03-${"x".repeat(40)}\n`);
+    const home = shared.home("admin", `\n# token sk-ant-api03-${"x".repeat(40)}\n`);
     const down = { ...env, MEMVOY_ARCHIVE_URL: "postgres://memvoy@127.0.0.1:1/none" };
     const r = await cli(["doctor", "--json"], { home, env: down });
     expect(r.code).toBe(1);
@@ -242,7 +233,7 @@ describe("administration commands on a shared archive", () => {
 
   test("doctor: what --repair cannot change (vectors unreachable, a secret in config.toml) is not sent to --repair", async () => {
     const home = tempHome();
-    const unreachable = s3.vectorsToml("admin").replace(/127\.0\.0\.1:\d+/, "127.0.0.1:1");
+    const unreachable = shared.s3.vectorsToml("admin").replace(/127\.0\.0\.1:\d+/, "127.0.0.1:1");
     writeFileSync(join(home, "config.toml"), `${unreachable}\n# token sk-ant-api03-${"x".repeat(40)}\n`);
     for (const args of [["doctor"], ["doctor", "--repair"]]) {
       const r = await cli(args, { home, env });
@@ -256,7 +247,7 @@ describe("administration commands on a shared archive", () => {
   }, 120_000);
 
   test("recording an error again merges into its record signed under an older memvoy's rules", async () => {
-    const errEnv = { ...env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("resign") };
+    const errEnv = { ...env, MEMVOY_ARCHIVE_URL: await shared.pg.createDatabase("resign") };
     const rec = ["errors", "record", "--tool", "kubectl", "--error", "OOMKilled: limit 512Mi", "--fix", "raise it"];
     const first = await cli([...rec, "--json"], { home: a, env: errEnv });
     expect(first.code, first.stderr).toBe(0);
@@ -272,10 +263,10 @@ describe("administration commands on a shared archive", () => {
   }, 120_000);
 
   test("a semantic search names what embeds the messages not indexed yet", async () => {
-    const queuedUrl = await pg.createDatabase("queued");
+    const queuedUrl = await shared.pg.createDatabase("queued");
     const on = { ...env, MEMVOY_ARCHIVE_URL: queuedUrl };
     const [writer, reader] = [tempHome(), tempHome()];
-    for (const h of [writer, reader]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("queued"));
+    for (const h of [writer, reader]) writeFileSync(join(h, "config.toml"), shared.s3.vectorsToml("queued"));
     expect(
       (
         await cli(["add", "queued", "--role", "user", "--content", "the nightly backup ran late"], {
@@ -301,10 +292,10 @@ describe("administration commands on a shared archive", () => {
   }, 120_000);
 
   test("errors recorded on several hosts at once: every record said to be embedded has its vector", async () => {
-    const errUrl = await pg.createDatabase("errconc");
+    const errUrl = await shared.pg.createDatabase("errconc");
     const on = { ...env, MEMVOY_ARCHIVE_URL: errUrl };
     const hosts = [tempHome(), tempHome(), tempHome(), tempHome()];
-    for (const h of hosts) writeFileSync(join(h, "config.toml"), s3.vectorsToml("errconc"));
+    for (const h of hosts) writeFileSync(join(h, "config.toml"), shared.s3.vectorsToml("errconc"));
     const runs = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         cli(
@@ -315,7 +306,7 @@ describe("administration commands on a shared archive", () => {
     );
     expect(runs.map((r) => r.code)).toEqual(runs.map(() => 0));
     const archive = await openPgSharedArchive(errUrl);
-    const store = await openErrorVectors(s3.location("errconc"));
+    const store = await openErrorVectors(shared.s3.location("errconc"));
     try {
       const embedded = (await archive.exportRows("error_records"))
         .filter((r) => r.embedded_by !== null)

@@ -2,26 +2,25 @@
 // while it holds a session lock), so many commands at once fit in the server's max_connections; a server with
 // no connection free is named in one line that says which limit to raise; opening a current archive reads its
 // schema version and writes nothing.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend, type SharedEnv } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 const MAX_CONNECTIONS = 12;
 
 describe("PostgreSQL connections of a one-shot command", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend({ postgres: { maxConnections: MAX_CONNECTIONS, logConnections: true } });
   let home: string;
-  let env: Record<string, string>;
+  let env: SharedEnv;
   let url: string;
 
   /** Connections the server authorized to the test's database so far (every one is logged). */
   const authorized = () =>
-    readFileSync(join(pg.dir, "server.log"), "utf8")
+    readFileSync(join(shared.pg.dir, "server.log"), "utf8")
       .split("\n")
       .filter((l) => l.includes("connection authorized:") && l.includes(" database=conns")).length;
   /** How many connections `memvoy ARGS` opened, with its result. */
@@ -32,20 +31,11 @@ describe("PostgreSQL connections of a one-shot command", () => {
   };
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([
-      startPostgres({ maxConnections: MAX_CONNECTIONS, logConnections: true }),
-      startS3Server(),
-    ]);
-    url = await pg.createDatabase("conns");
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
-    home = tempHome();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml("conns"));
+    env = await shared.env("conns");
+    url = env.MEMVOY_ARCHIVE_URL;
+    home = shared.home("conns");
     const first = await cli(["add", "s", "--role", "user", "--content", "deploy the api server"], { home, env });
     expect(first.stderr).toBe("");
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
   }, 60_000);
 
   test("add opens two connections (the session lock's and the work's); reads open one", async () => {
@@ -75,7 +65,7 @@ describe("PostgreSQL connections of a one-shot command", () => {
     /** Take connections until the server refuses one (a command's backend still exiting frees one later). */
     const fill = async () => {
       for (;;) {
-        const c = new Bun.SQL(pg.url, { max: 1 });
+        const c = new Bun.SQL(shared.pg.url, { max: 1 });
         try {
           await c`SELECT 1`;
           held.push(c);
@@ -102,7 +92,7 @@ describe("PostgreSQL connections of a one-shot command", () => {
   }, 120_000);
 
   test("a role's connection limit reached: the line names the role's CONNECTION LIMIT", async () => {
-    const admin = new Bun.SQL(pg.url, { max: 1 });
+    const admin = new Bun.SQL(shared.pg.url, { max: 1 });
     try {
       await admin`CREATE ROLE capped LOGIN CONNECTION LIMIT 0`;
     } finally {
@@ -117,10 +107,9 @@ describe("PostgreSQL connections of a one-shot command", () => {
   }, 120_000);
 
   test("opening a current archive writes nothing; a newer schema is still refused", async () => {
-    const fresh = await pg.createDatabase("migrated");
+    const fresh = await shared.pg.createDatabase("migrated");
     const on = { ...env, MEMVOY_ARCHIVE_URL: fresh };
-    const home2 = tempHome();
-    writeFileSync(join(home2, "config.toml"), s3.vectorsToml("migrated"));
+    const home2 = shared.home("migrated");
     expect((await cli(["sessions"], { home: home2, env: on })).code).toBe(0); // migrates
     const db = new Bun.SQL(fresh, { max: 1 });
     try {

@@ -1,39 +1,31 @@
 // errors rm on a shared archive: the error-vector table's current version holds no removed record's row (its id,
 // its vector), so once the older versions are dropped (the nightly upkeep) no object keeps it.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { connectStore } from "../../src/storage/lance/connect-store.ts";
 import { errorTableName } from "../../src/storage/lance/error-vectors.ts";
 import { openErrorVectors, type ErrorVector } from "../../src/storage/ports/vector-port.ts";
 import { filesHolding } from "../fixture/files-holding.ts";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 const PREFIX = "error-removal-files";
 const EMBEDDER = "builtin:v1:384";
 
 describe("errors rm on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend();
   let env: Record<string, string>;
   let home: string;
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("error_removal_files") };
-    home = tempHome();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml(PREFIX));
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+    env = await shared.env("error_removal_files");
+    home = shared.home(PREFIX);
+  });
 
   async function rows(): Promise<ErrorVector[]> {
-    const store = await openErrorVectors(s3.location(PREFIX));
+    const store = await openErrorVectors(shared.s3.location(PREFIX));
     try {
       const out: ErrorVector[] = [];
       for await (const batch of store.batches(EMBEDDER)) out.push(...batch);
@@ -48,7 +40,7 @@ describe("errors rm on a shared archive", () => {
    * minute).
    */
   async function dropOldVersions(): Promise<void> {
-    const { conn } = await connectStore(s3.location(PREFIX));
+    const { conn } = await connectStore(shared.s3.location(PREFIX));
     const t = await conn.openTable(errorTableName(EMBEDDER));
     await t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000) });
     t.close();
@@ -75,7 +67,7 @@ describe("errors rm on a shared archive", () => {
     }
     // Rows enough that the upkeep's compaction does not rewrite a fragment for one deleted row (it does past 10%),
     // all in one fragment, as the nightly upkeep leaves them.
-    const store = await openErrorVectors(s3.location(PREFIX));
+    const store = await openErrorVectors(shared.s3.location(PREFIX));
     const others = Array.from({ length: 36 }, (_, i) => ({
       id: `other${i}`,
       vector: Float32Array.from({ length: 384 }, (_, j) => Math.sin(i * 384 + j)),
@@ -88,7 +80,7 @@ describe("errors rm on a shared archive", () => {
     // The whole vector: records of alike text may share its first values.
     const removed = before.find((x) => !x.id.startsWith("other"))!;
     const bytes = new Uint8Array(removed.vector.buffer, removed.vector.byteOffset, removed.vector.byteLength).slice();
-    const objects = join(s3.dir, s3.bucket, PREFIX);
+    const objects = join(shared.s3.dir, shared.s3.bucket, PREFIX);
     expect(filesHolding(objects, bytes).length).toBeGreaterThan(0);
     const r = await cli(["errors", "rm", removed.id], { home, env });
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });

@@ -1,17 +1,17 @@
 // Four homes standing for four hosts on one PostgreSQL archive and one bucket: concurrent writers to one
 // session lose and duplicate nothing, every home's CLI reads the same session, and each home's files (caches)
 // catch up with the other homes' writes. Commands that do not run in shared mode refuse with exit 2.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import { idTombstoneHash } from "../../src/storage/ports/tombstone-hash.ts";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { cli, tempHome } from "../fixture/home.ts";
 import { processOutput } from "../fixture/process-output.ts";
 import { sdkStdio } from "./mcp-client.ts";
 import { entry } from "./support.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend, type SharedEnv } from "../fixture/shared-backend.ts";
 
 const WRITER = join(import.meta.dir, "../fixture/shared-writer.ts");
 const HOSTS = 4;
@@ -19,25 +19,17 @@ const PER_HOST = 500;
 const describe = describePostgres();
 
 describe("four hosts on one shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend();
   let url: string;
   let homes: string[];
-  let env: Record<string, string>;
+  let env: SharedEnv;
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-    url = await pg.createDatabase("hosts");
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
-    homes = Array.from({ length: HOSTS }, () => tempHome());
+    env = await shared.env("hosts");
+    url = env.MEMVOY_ARCHIVE_URL;
     // A small history.json limit: compaction runs while the hosts write.
-    for (const h of homes)
-      writeFileSync(join(h, "config.toml"), `${s3.vectorsToml("hosts")}\n[limits]\nmax_history_bytes = 20000\n`);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+    homes = Array.from({ length: HOSTS }, () => shared.home("hosts", "\n[limits]\nmax_history_bytes = 20000\n"));
+  });
 
   test(`${HOSTS} hosts x ${PER_HOST} messages to one session: none lost or duplicated, history --all identical everywhere`, async () => {
     const runs = homes.map((home, i) =>
@@ -164,10 +156,10 @@ describe("four hosts on one shared archive", () => {
   }, 120_000);
 
   test("after a removal on another host, listing the sessions checks this host's caches in a few queries", async () => {
-    const many = await pg.createDatabase("many_caches");
+    const many = await shared.pg.createDatabase("many_caches");
     const on = { ...env, MEMVOY_ARCHIVE_URL: many };
     const [a, b] = [tempHome(), tempHome()];
-    for (const h of [a, b]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("many"));
+    for (const h of [a, b]) writeFileSync(join(h, "config.toml"), shared.s3.vectorsToml("many"));
     const SESSIONS = 300;
     const writer = await openSharedHome({ home: a, env: on });
     try {
@@ -178,11 +170,11 @@ describe("four hosts on one shared archive", () => {
     expect((await cli(["sessions"], { home: a, env: on })).code).toBe(0);
     const id = JSON.parse((await cli(["history", "c7", "--json"], { home: b, env: on })).stdout).messages[0].id;
     expect((await cli(["rm-message", id], { home: b, env: on })).code).toBe(0);
-    const admin = new Bun.SQL(pg.url, { max: 1 });
+    const admin = new Bun.SQL(shared.pg.url, { max: 1 });
     await admin.unsafe("ALTER DATABASE many_caches SET log_statement = 'all'");
     await admin.close();
     const statements = () =>
-      readFileSync(join(pg.dir, "server.log"), "utf8")
+      readFileSync(join(shared.pg.dir, "server.log"), "utf8")
         .split("\n")
         .filter((l) => / LOG: {2}(execute [^:]*|statement): /.test(l)).length;
     const before = statements();
@@ -193,10 +185,9 @@ describe("four hosts on one shared archive", () => {
   }, 180_000);
 
   test("doctor checks this host's caches in a few queries, not three a session", async () => {
-    const many = await pg.createDatabase("doctor_caches");
+    const many = await shared.pg.createDatabase("doctor_caches");
     const on = { ...env, MEMVOY_ARCHIVE_URL: many };
-    const home = tempHome();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml("doctor-caches"));
+    const home = shared.home("doctor-caches");
     const SESSIONS = 300;
     const writer = await openSharedHome({ home, env: on });
     try {
@@ -205,11 +196,11 @@ describe("four hosts on one shared archive", () => {
       await writer.close();
     }
     writeFileSync(join(home, "sessions", "c3", "history.json"), "[{ truncated");
-    const admin = new Bun.SQL(pg.url, { max: 1 });
+    const admin = new Bun.SQL(shared.pg.url, { max: 1 });
     await admin.unsafe("ALTER DATABASE doctor_caches SET log_statement = 'all'");
     await admin.close();
     const statements = () =>
-      readFileSync(join(pg.dir, "server.log"), "utf8")
+      readFileSync(join(shared.pg.dir, "server.log"), "utf8")
         .split("\n")
         .filter((l) => / LOG: {2}(execute [^:]*|statement): /.test(l)).length;
     const before = statements();

@@ -1,6 +1,6 @@
 // reindex on a shared archive: with its HTTP embedder down it fails before dropping the vectors that embedder
 // made; two at once on two hosts run one after the other, the second saying it waited and redoing nothing.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,32 +8,22 @@ import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import type { SharedHome } from "../../src/app/shared/shared-home.ts";
 import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
-import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { cli, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings, vectorFor } from "../fixture/fake-embeddings.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 
 describe("reindex on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
   const fake = startFakeEmbeddings([], { body: okBody(8) });
-
-  beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-  }, 180_000);
-  afterAll(async () => {
-    fake.stop();
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+  const shared = sharedBackend({ beforeStop: () => fake.stop() });
 
   test("a refused key leaves the stored vectors in place", async () => {
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("reindex"), OPENAI_API_KEY: "sk-fake" };
+    const env = { ...(await shared.env("reindex")), OPENAI_API_KEY: "sk-fake" };
     const home = tempHome();
     const embedder = `[embedder]\nprovider = "openai"\nbase_url = "${fake.url}"\nmodel = "fake-embed"\ndimensions = 8\n`;
-    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("reindex")}\n${embedder}`);
+    writeFileSync(join(home, "config.toml"), `${shared.s3.vectorsToml("reindex")}\n${embedder}`);
     const lines = ["the build is red", "the login test times out"].map((content) =>
       JSON.stringify({ role: "user", content }),
     );
@@ -55,11 +45,11 @@ describe("reindex on a shared archive", () => {
   }, 120_000);
 
   test("a reindex after the embedder changed rebuilds the error records' vectors too", async () => {
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("reindex_errors"), OPENAI_API_KEY: "sk-fake" };
+    const env = { ...(await shared.env("reindex_errors")), OPENAI_API_KEY: "sk-fake" };
     const home = tempHome();
     const embedder = (model: string) =>
       `[embedder]\nprovider = "openai"\nbase_url = "${fake.url}"\nmodel = "${model}"\ndimensions = 8\n`;
-    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("reindex-errors")}\n${embedder("fake-embed")}`);
+    writeFileSync(join(home, "config.toml"), `${shared.s3.vectorsToml("reindex-errors")}\n${embedder("fake-embed")}`);
     const rec = [
       "errors",
       "record",
@@ -72,7 +62,7 @@ describe("reindex on a shared archive", () => {
     ];
     expect((await cli(rec, { home, env })).code).toBe(0);
 
-    writeFileSync(join(home, "config.toml"), `${s3.vectorsToml("reindex-errors")}\n${embedder("fake-embed-2")}`);
+    writeFileSync(join(home, "config.toml"), `${shared.s3.vectorsToml("reindex-errors")}\n${embedder("fake-embed-2")}`);
     const listed = await cli(["errors", "list", "--json"], { home, env });
     expect(JSON.parse(listed.stdout).records.map((x: { embedded: boolean }) => x.embedded)).toEqual([false]);
     const rebuilt = await cli(["reindex", "--json"], { home, env });
@@ -183,10 +173,9 @@ describe("reindex on a shared archive", () => {
   }, 180_000);
 
   test("a rebuild that finds the shared vectors busy past its wait says nothing was rebuilt, exit 1", async () => {
-    const url = await pg.createDatabase("busy");
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
-    const home = tempHome();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml("busy"));
+    const url = await shared.pg.createDatabase("busy");
+    const env = { ...shared.s3.env, MEMVOY_ARCHIVE_URL: url };
+    const home = shared.home("busy");
     expect((await cli(["add", "s", "--role", "user", "--content", "a note"], { home, env })).code).toBe(0);
     const archive = await openPgSharedArchive(url);
     const other = await archive.acquireLease(VECTOR_WRITE_JOB, "*", "other-host:9", 120_000);
@@ -248,8 +237,8 @@ describe("reindex on a shared archive", () => {
 
   /** Two homes on a fresh archive with the gate's embedder, three messages written and their vectors built. */
   async function twoHosts(name: string, embedderUrl: string) {
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase(name), OPENAI_API_KEY: "sk-fake" };
-    const config = `${s3.vectorsToml(name)}\n[embedder]\nprovider = "openai"\nbase_url = "${embedderUrl}"\nmodel = "fake-embed"\ndimensions = 8\n`;
+    const env = { ...(await shared.env(name)), OPENAI_API_KEY: "sk-fake" };
+    const config = `${shared.s3.vectorsToml(name)}\n[embedder]\nprovider = "openai"\nbase_url = "${embedderUrl}"\nmodel = "fake-embed"\ndimensions = 8\n`;
     const [hostA, hostB] = [tempHome(), tempHome()];
     for (const home of [hostA, hostB]) writeFileSync(join(home, "config.toml"), config);
     const lines = ["the deploy failed", "the cache is cold", "retry the job"].map((content) =>

@@ -1,39 +1,31 @@
 // rm-message, reset and rm on a shared archive: the vector store's current version holds no removed row (its id,
 // its vector), so once the older versions are dropped (the nightly upkeep; other hosts may still read them until
 // then) no object keeps it, while the other rows stay searchable.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
 import { filesHolding } from "../fixture/files-holding.ts";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 const PREFIX = "removal-files";
 const EMBEDDER = "builtin:v1:384";
 
 describe("removals on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend();
   let env: Record<string, string>;
   let home: string;
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("removal_files") };
-    home = tempHome();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml(PREFIX));
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+    env = await shared.env("removal_files");
+    home = shared.home(PREFIX);
+  });
 
   /** Drop every older version of the table, as the nightly upkeep does for versions older than a minute. */
   async function dropOldVersions(): Promise<void> {
-    const store = await openMessageVectors(s3.location(PREFIX));
+    const store = await openMessageVectors(shared.s3.location(PREFIX));
     const t = (await store.table(EMBEDDER, 384))!;
     await t.purgeOldVersions();
     t.close();
@@ -42,7 +34,7 @@ describe("removals on a shared archive", () => {
 
   /** Every stored row with its vector's first bytes. */
   async function rows(): Promise<{ id: string; session: string; bytes: Uint8Array }[]> {
-    const store = await openMessageVectors(s3.location(PREFIX));
+    const store = await openMessageVectors(shared.s3.location(PREFIX));
     try {
       const t = (await store.table(EMBEDDER, 384))!;
       const out: { id: string; session: string; bytes: Uint8Array }[] = [];
@@ -72,7 +64,7 @@ describe("removals on a shared archive", () => {
     expect((await cli(["search", "billing", "--match", "semantic"], { home, env })).code).toBe(0);
     const before = await rows();
     expect(before).toHaveLength(25);
-    const objects = join(s3.dir, s3.bucket, PREFIX);
+    const objects = join(shared.s3.dir, shared.s3.bucket, PREFIX);
     for (const [args, removed] of [
       [["rm-message", id], before.filter((r) => r.id === id)],
       [["reset", "cut"], before.filter((r) => r.session === "cut")],

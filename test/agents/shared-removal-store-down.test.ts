@@ -2,41 +2,38 @@
 // the archive at once and the command says what it removed; the vectors' deletion waits for the next drain,
 // which a host that reaches the store runs, and the command says so (exit 1) instead of looking as if nothing
 // was removed (a retry then found no such message or session).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli, tempHome } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 const PREFIX = "removal";
 const EMBEDDER = "builtin:v1:384";
 
 describe("removals while the object store is out of reach", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend();
   let env: Record<string, string>;
   let up: string;
   let down: string;
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("removal") };
-    [up, down] = [tempHome(), tempHome()];
-    writeFileSync(join(up, "config.toml"), s3.vectorsToml(PREFIX));
+    env = await shared.env("removal");
+    up = shared.home(PREFIX);
+    down = tempHome();
     // The same bucket behind an endpoint nothing listens on: this host cannot reach the store.
-    writeFileSync(join(down, "config.toml"), s3.vectorsToml(PREFIX).replace(s3.endpoint, "http://127.0.0.1:1"));
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+    writeFileSync(
+      join(down, "config.toml"),
+      shared.s3.vectorsToml(PREFIX).replace(shared.s3.endpoint, "http://127.0.0.1:1"),
+    );
+  });
 
   /** The sessions holding vectors in the shared store. */
   async function vectorSessions(): Promise<string[]> {
-    const store = await openMessageVectors(s3.location(PREFIX));
+    const store = await openMessageVectors(shared.s3.location(PREFIX));
     try {
       const t = await store.table(EMBEDDER, 384);
       const keys = t ? await t.keys() : [];
@@ -80,7 +77,7 @@ describe("removals while the object store is out of reach", () => {
     // A host that reaches the store drains: the removed messages' vectors go.
     expect((await cli(["search", "billing", "--match", "semantic"], { home: up, env })).code).toBe(0);
     expect(await vectorSessions()).toEqual(["keep"]);
-    const store = await openMessageVectors(s3.location(PREFIX));
+    const store = await openMessageVectors(shared.s3.location(PREFIX));
     const t = (await store.table(EMBEDDER, 384))!;
     expect((await t.keys()).map((k) => k.id)).not.toContain(id.trim());
     t.close();

@@ -1,30 +1,18 @@
 // Search filters in shared mode, as in embedded mode: a semantic search for one sender's messages is held to
 // that sender's ids, so they are found behind any number of closer messages of others.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
-import { removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 
 const describe = describePostgres();
 
 describe("search filters in shared mode", () => {
-  let pg: PgServer;
-  let s3: S3Server;
-  beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+  const shared = sharedBackend();
 
   test("--sender finds the sender's message behind a hundred closer ones of others", async () => {
-    const home = tempHome();
-    writeFileSync(join(home, "config.toml"), s3.vectorsToml("sender"));
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase("sender") };
+    const home = shared.home("sender");
+    const env = await shared.env("sender");
     const h = await openSharedHome({ home, env });
     try {
       const bobs = Array.from({ length: 120 }, (_, i) => ({

@@ -3,7 +3,7 @@
 // for every host; `context` filters the summary with the decision model; two daemons on two hosts never
 // summarize one session at once, and when the holder dies mid-call the other takes the job once its lease
 // runs out, with one summary run recorded.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterEach, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
@@ -11,9 +11,9 @@ import { cursorText } from "../../src/storage/history/cursor-file.ts";
 import type { SharedHome } from "../../src/app/shared/shared-home.ts";
 import { cleanup, logText, startDaemon, tempHome, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../fixture/fake-anthropic.ts";
-import { cli, removeTempHomes } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 import { current, pad, summaryStep, T0, transcriptEntries, transcriptOf } from "../fixture/summary-home.ts";
 
 const describe = describePostgres();
@@ -38,36 +38,35 @@ function exchanges(tag: string, n: number, startMs = T0) {
 }
 
 describe("summaries on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
   let fake: FakeAnthropic;
   const opened: SharedHome[] = [];
+  const shared = sharedBackend({
+    beforeStop: () => {
+      cleanup();
+      return fake?.stop();
+    },
+  });
 
   beforeAll(async () => {
-    [pg, s3, fake] = await Promise.all([startPostgres(), startS3Server(), startFakeAnthropic()]);
-  }, 180_000);
+    fake = await startFakeAnthropic();
+  });
   // Each open memory keeps a pool of connections: closed after each test, so the daemons find free ones.
   afterEach(async () => {
     for (const h of opened.splice(0)) await h.close().catch(() => {});
   });
-  afterAll(async () => {
-    cleanup();
-    await Promise.all([pg?.stop(), s3?.stop(), fake?.stop()]);
-    removeTempHomes();
-  }, 60_000);
 
   /** `n` homes (hosts) on one fresh archive and bucket prefix; `toml` opens each config.toml. */
   async function hosts(name: string, n: number, toml = "") {
-    const url = await pg.createDatabase(name);
+    const url = await shared.pg.createDatabase(name);
     const env = {
-      ...s3.env,
+      ...shared.s3.env,
       MEMVOY_ARCHIVE_URL: url,
       ANTHROPIC_API_KEY: fake.apiKey,
       ANTHROPIC_BASE_URL: fake.url,
       MEMVOY_SUMMARY_MAX_RETRIES: "0",
     };
     const homes = Array.from({ length: n }, () => tempHome());
-    for (const h of homes) writeFileSync(join(h, "config.toml"), `${toml}\n${s3.vectorsToml(name)}`);
+    for (const h of homes) writeFileSync(join(h, "config.toml"), `${toml}\n${shared.s3.vectorsToml(name)}`);
     const open = async (home: string) => {
       const h = await openSharedHome({ home, env });
       opened.push(h);

@@ -1,13 +1,13 @@
 // The summary cursor in shared mode across time zones: .summary_cursor is the local time of the last summarized
 // message on every host (the spec's format, as Agenvoy reads it), so hosts in different zones agree on the
 // instant, and a run on any host continues from the exact position.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from "../fixture/fake-anthropic.ts";
-import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 import { current, pad, summaryStep } from "../fixture/summary-home.ts";
 
 const describe = describePostgres();
@@ -30,29 +30,22 @@ function exchanges(tag: string, n: number, start: number): string {
 }
 
 describe("the summary cursor on hosts in different time zones", () => {
-  let pg: PgServer;
-  let s3: S3Server;
   let fake: FakeAnthropic;
+  const shared = sharedBackend({ beforeStop: () => fake?.stop() });
   beforeAll(async () => {
-    [pg, s3, fake] = await Promise.all([startPostgres(), startS3Server(), startFakeAnthropic()]);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop(), fake?.stop()]);
-    removeTempHomes();
-  }, 60_000);
+    fake = await startFakeAnthropic();
+  });
 
   test("each host's .summary_cursor and `summary` give the last summarized message's time in its own zone", async () => {
     fake.respond((req) => answer(req));
     const base = {
-      ...s3.env,
-      MEMVOY_ARCHIVE_URL: await pg.createDatabase("zones"),
+      ...(await shared.env("zones")),
       ANTHROPIC_API_KEY: fake.apiKey,
       ANTHROPIC_BASE_URL: fake.url,
       MEMVOY_SUMMARY_MAX_RETRIES: "0",
     };
-    const taipei = { home: tempHome(), env: { ...base, TZ: "Asia/Taipei" } };
-    const newYork = { home: tempHome(), env: { ...base, TZ: "America/New_York" } };
-    for (const h of [taipei, newYork]) writeFileSync(join(h.home, "config.toml"), s3.vectorsToml("zones"));
+    const taipei = { home: shared.home("zones"), env: { ...base, TZ: "Asia/Taipei" } };
+    const newYork = { home: shared.home("zones"), env: { ...base, TZ: "America/New_York" } };
     const cursorFile = (h: { home: string }) =>
       readFileSync(join(h.home, "sessions", "team", ".summary_cursor"), "utf8");
 

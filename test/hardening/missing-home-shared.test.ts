@@ -4,29 +4,28 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinaryOnce, makeTempDir, removeTempDirs, runBinary } from "../fixture/binary.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 import { cursorText } from "../../src/storage/history/cursor-file.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
 
 const describe = describePostgres();
 
 describe("a missing home on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const shared = sharedBackend();
   let bin = "";
   let env: Record<string, string>;
   let dir = "";
   let other = ""; // a home of this host that holds caches only
 
   beforeAll(async () => {
-    [pg, s3, bin] = await Promise.all([startPostgres(), startS3Server(), buildBinaryOnce()]);
-    const url = await pg.createDatabase("missing");
+    bin = await buildBinaryOnce();
+    const base = await shared.env("missing");
+    const url = base.MEMVOY_ARCHIVE_URL;
     env = {
-      ...s3.env,
-      MEMVOY_ARCHIVE_URL: url,
-      MEMVOY_VECTORS_URI: `s3://${s3.bucket}/missing`,
-      MEMVOY_VECTORS_ENDPOINT: s3.endpoint,
+      ...base,
+      MEMVOY_VECTORS_URI: `s3://${shared.s3.bucket}/missing`,
+      MEMVOY_VECTORS_ENDPOINT: shared.s3.endpoint,
       MEMVOY_VECTORS_ALLOW_HTTP: "true",
       MEMVOY_VECTORS_READ_CONSISTENCY_MS: "0",
     };
@@ -49,10 +48,7 @@ describe("a missing home on a shared archive", () => {
     await archive.putSummaryState("ops", { summary, cursor }, 1n, null);
     await archive.close();
   }, 240_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempDirs();
-  }, 60_000);
+  afterAll(() => removeTempDirs());
 
   test("reads, refusals and removals of nothing answer as from a home of caches, and create nothing", async () => {
     const missing = join(dir, "typo", "memvoy");

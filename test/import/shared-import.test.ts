@@ -2,7 +2,7 @@
 // truth, every home sees what one imported, two homes importing one source duplicate nothing, export reads
 // the archive and round-trips byte for byte, reindex rebuilds the shared vectors under the drain's lease, and
 // the daemon's live capture takes one import lease per source.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
@@ -12,31 +12,34 @@ import { DaemonLog } from "../../src/daemon/log.ts";
 import { CC_SESSION_C, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { GEM_ID, writeGeminiHome } from "../fixture/import/gemini.ts";
 import { GITHUB_TOKEN, TITLED, UNTITLED, writeTitledProjects } from "../fixture/import/titled-projects.ts";
-import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { cli, openTemp, tempHome } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
 import { importWith } from "./support.ts";
 
 const describe = describePostgres();
 
 describe("import, export and reindex on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
+  const opened: SharedHome[] = [];
+  const shared = sharedBackend({
+    beforeStop: async () => {
+      for (const h of opened) await h.close().catch(() => {});
+    },
+  });
   let dbs = 0;
   /** The embedded import of the same fixture, to compare with. */
   let projects: string;
   let embedded: { home: string; report: Awaited<ReturnType<typeof importWith>>; export: string };
   /** A shared home with the fixture imported (by the first test). */
   let first: { home: string; env: Record<string, string> };
-  const opened: SharedHome[] = [];
 
   /** A new database, and `n` homes (standing for hosts) configured for it and one vector prefix. */
   async function sharedHomes(n: number) {
     const name = `imports_${++dbs}`;
-    const env = { ...s3.env, MEMVOY_ARCHIVE_URL: await pg.createDatabase(name) };
+    const env = await shared.env(name);
     const homes = Array.from({ length: n }, () => {
       const home = tempHome("memvoy-shared-import-");
-      writeFileSync(join(home, "config.toml"), s3.vectorsToml(name));
+      writeFileSync(join(home, "config.toml"), shared.s3.vectorsToml(name));
       return home;
     });
     return { env, homes };
@@ -52,7 +55,6 @@ describe("import, export and reindex on a shared archive", () => {
     (await h.history(session, { all: true })).map((m) => [m.id, m.role, m.content, m.sendAt.toString()]);
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
     projects = writeClaudeProjects(tempHome("cc-src-"));
     const { home, api } = openTemp({ drain: "off" });
     const report = await importWith(api, "claude-code", [projects]);
@@ -61,11 +63,6 @@ describe("import, export and reindex on a shared archive", () => {
     expect(exported.code).toBe(0);
     embedded = { home, report, export: exported.stdout };
   }, 180_000);
-  afterAll(async () => {
-    for (const h of opened) await h.close().catch(() => {});
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
-  }, 60_000);
 
   test("claude-code into a shared home: the archive holds what the embedded import holds, a second home reads it, again adds nothing", async () => {
     const { env, homes } = await sharedHomes(2);

@@ -1,15 +1,15 @@
 // The terminal UI on a shared archive (PostgreSQL + vectors on the S3 test server), under tmux: sessions,
 // history, the three search modes and the summary come from the archive, and a message another host adds
 // appears on screen by itself (the UI polls the archive's change stamp).
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory as openLocalHome } from "../../src/app/open-memory.ts";
 import { openMemory } from "../../src/lib.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
-import { removeTempHomes, tempHome } from "../fixture/home.ts";
-import { describePostgres, startPostgres, type PgServer } from "../fixture/postgres-server.ts";
-import { startS3Server, type S3Server } from "../fixture/s3-server.ts";
+import { tempHome } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend, type SharedEnv } from "../fixture/shared-backend.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { startTui } from "../fixture/tui-home.ts";
 
@@ -21,20 +21,17 @@ const SUMMARY = {
 };
 
 describe("the terminal UI on a shared archive", () => {
-  let pg: PgServer;
-  let s3: S3Server;
-  let env: Record<string, string>;
+  let env: SharedEnv;
   let url: string;
   let writer: string;
   let viewer: string;
   let tui: TmuxSession | undefined;
+  const shared = sharedBackend({ beforeStop: () => tui?.kill() });
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startPostgres(), startS3Server()]);
-    url = await pg.createDatabase("tui");
-    env = { ...s3.env, MEMVOY_ARCHIVE_URL: url };
-    [writer, viewer] = [tempHome(), tempHome()];
-    for (const h of [writer, viewer]) writeFileSync(join(h, "config.toml"), s3.vectorsToml("tui"));
+    env = await shared.env("tui");
+    url = env.MEMVOY_ARCHIVE_URL;
+    [writer, viewer] = [shared.home("tui"), shared.home("tui")];
     const api = openMemory({ home: writer, env });
     try {
       await api.add("beta-billing", [
@@ -60,11 +57,6 @@ describe("the terminal UI on a shared archive", () => {
       BigInt(Date.now()) * 1_000_000n,
     );
     await archive.close();
-  }, 180_000);
-  afterAll(async () => {
-    tui?.kill();
-    await Promise.all([pg?.stop(), s3?.stop()]);
-    removeTempHomes();
   }, 60_000);
 
   test("sessions, history, search in every mode, the summary, and another host's message live", async () => {
@@ -116,8 +108,8 @@ describe("the terminal UI on a shared archive", () => {
     tui?.kill();
     const missing = join(tempHome(), "no-such", "memvoy");
     const vectors = {
-      MEMVOY_VECTORS_URI: `s3://${s3.bucket}/tui`,
-      MEMVOY_VECTORS_ENDPOINT: s3.endpoint,
+      MEMVOY_VECTORS_URI: `s3://${shared.s3.bucket}/tui`,
+      MEMVOY_VECTORS_ENDPOINT: shared.s3.endpoint,
       MEMVOY_VECTORS_ALLOW_HTTP: "true",
     };
     tui = startTui(missing, { width: 110, height: 30, env: { ...env, ...vectors } });
