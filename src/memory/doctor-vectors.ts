@@ -1,16 +1,28 @@
 // doctor's read of the home's vectors (messages and error memory), beside its synchronous checks: every table is
 // read through once, so that a data file or manifest gone or damaged (which searches and the drain fail on) is
-// named with the way out. Vectors in an object store are not read through: that would fetch every object.
+// named with the way out. Vectors in an object store are not read through (that would fetch every object), but
+// an earlier memvoy's table there is named as in the home's folder.
 import { describeError } from "../shared/describe-error.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
-import { openErrorVectors, type EmbedderTables } from "../storage/ports/vector-port.ts";
+import { openErrorVectors, type EmbedderTables, type MessageVectors } from "../storage/ports/vector-port.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
-  if (index.ctx.config.vectors.uri || !mayHoldVectors(index.ctx)) return [];
-  const messages = [...(await storeFindings(() => index.store())), ...(await earlierTables(index))];
+  if (!mayHoldVectors(index.ctx)) return [];
+  if (index.ctx.config.vectors.uri) {
+    // A store that cannot be reached is named by the commands that use it.
+    const store = await index.store().catch(() => undefined);
+    return store ? earlierTables(store, await index.embedderIds()) : [];
+  }
+  const messages = [
+    ...(await storeFindings(() => index.store())),
+    ...(await index.store().then(
+      (store) => earlierTables(store),
+      () => [],
+    )),
+  ];
   const errors = await openErrorVectors(vectorStoreLocation(index.ctx)).then(
     async (store) => {
       try {
@@ -28,13 +40,13 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
 /**
  * Message tables an earlier memvoy made (row ids are addresses) with their vector index built: a removal cannot
  * rewrite what held the removed rows without a rebuild of the index, so their data files keep those vectors.
+ * `probe`: embedders whose tables are looked up by name too (an object store's listing can miss them).
  */
-async function earlierTables(index: SemanticIndex): Promise<DoctorFinding[]> {
+export async function earlierTables(store: MessageVectors, probe: readonly string[] = []): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [];
-  // A store or a table that fails to open is named by storeFindings.
-  const store = await index.store().catch(() => undefined);
-  for (const info of (await store?.tables().catch(() => undefined)) ?? []) {
-    const t = await store?.table(info.embedderId, 0).catch(() => undefined);
+  // A table that fails to open is named by storeFindings (or, in an object store, by the commands that use it).
+  for (const info of (await store.tables(probe).catch(() => undefined)) ?? []) {
+    const t = await store.table(info.embedderId, 0).catch(() => undefined);
     if (!t) continue;
     try {
       if (await t.keepsRemovedRows().catch(() => false))

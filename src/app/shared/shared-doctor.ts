@@ -8,6 +8,7 @@ import { MemvoyError } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport } from "../../memory/doctor.ts";
 import { checkHome } from "../../memory/doctor-home.ts";
+import { earlierTables } from "../../memory/doctor-vectors.ts";
 import { sessionDirs } from "../../memory/session-admin.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
@@ -157,7 +158,10 @@ async function checkSchema(
   return true;
 }
 
-/** The shared vectors open, the configured embedder's tables by name (an S3 store cannot be listed). */
+/**
+ * The shared vectors open, the configured embedder's tables by name (an S3 store cannot be listed), and an
+ * earlier memvoy's table among them named (removed messages' vectors stay in its files until reindex).
+ */
 async function checkVectors(
   home: SharedHome,
   findings: DoctorFinding[],
@@ -170,6 +174,7 @@ async function checkVectors(
     out.messageVectors = table ? await table.count() : 0;
     out.errorVectors = (await (await vectors.errorStore()).ids(embedder.id)).length;
     out.reachable = true;
+    findings.push(...(await earlierTables(await vectors.messageStore(), [embedder.id])));
   } catch (err) {
     if (err instanceof MemvoyError && err.exitCode === 2) throw err; // refused keys, no such bucket: exit 2
     findings.push({

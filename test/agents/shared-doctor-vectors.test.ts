@@ -1,0 +1,71 @@
+// doctor on vectors in an object store (a shared home, and an embedded home with [vectors] uri): a message-vector
+// table an earlier memvoy made (row ids are addresses) with its vector index built keeps removed messages'
+// vectors in its files; doctor names it, as on the home's own folder, until reindex rebuilds it.
+import { beforeAll, expect, test } from "bun:test";
+import { loadLanceDb } from "../../src/storage/lance/load-lancedb.ts";
+import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
+import { cli } from "../fixture/home.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend, type SharedEnv } from "../fixture/shared-backend.ts";
+
+const describe = describePostgres();
+const EMBEDDER = "builtin:v1:384";
+
+describe("doctor on vectors in an object store", () => {
+  const shared = sharedBackend();
+  let env: SharedEnv;
+
+  beforeAll(async () => {
+    env = await shared.env("doctor_vectors");
+  });
+
+  /** Rewrite the prefix's message table as an earlier memvoy made it (no stable row ids), index built; its name. */
+  async function asEarlierTable(prefix: string): Promise<string> {
+    const location = shared.s3.location(prefix);
+    if (location.kind !== "s3") throw new Error("not an S3 location");
+    const store = await openMessageVectors(location);
+    const name = (await store.tables([EMBEDDER]))[0]!.name;
+    store.close();
+    const { lancedb, arrow } = await loadLanceDb();
+    const conn = await lancedb.connect(location.uri, { storageOptions: location.storageOptions });
+    const old = await conn.openTable(name);
+    const rows = await old.query().toArrow();
+    const schema = await old.schema();
+    old.close();
+    await conn.dropTable(name);
+    const metadata = new Map([...schema.metadata].filter(([k]) => k !== "memvoy.stable_row_ids"));
+    const t = await conn.createEmptyTable(name, new arrow.Schema(schema.fields, metadata));
+    await t.add(rows);
+    await t.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+    t.close();
+    return name;
+  }
+
+  const notes = (tag: string) =>
+    Array.from({ length: 60 }, (_, i) => JSON.stringify({ role: "user", content: `${tag} note ${i} on the deploy` }));
+
+  for (const mode of ["shared", "embedded"] as const) {
+    test(`${mode} home: doctor names the earlier memvoy's table in the bucket until reindex`, async () => {
+      const prefix = `earlier-${mode}`;
+      const home = shared.home(prefix);
+      const on = mode === "shared" ? env : shared.s3.env;
+      expect((await cli(["add", "s"], { home, env: on, stdin: notes(mode).join("\n") })).code).toBe(0);
+      expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
+      const before = await cli(["doctor"], { home, env: on });
+      expect({ code: before.code, last: before.stdout.trim().split("\n").at(-1) }).toEqual({
+        code: 0,
+        last: "all good",
+      });
+      const name = await asEarlierTable(prefix);
+      const problem = `vector table ${name} was made by an earlier memvoy: removed messages' vectors stay in its files; memvoy reindex rebuilds it with stable row ids`;
+      const text = await cli(["doctor"], { home, env: on });
+      expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 1, stderr: "" });
+      expect(text.stdout).toContain(`\n${problem}\n`);
+      const json = await cli(["doctor", "--json"], { home, env: on });
+      expect(JSON.parse(json.stdout).findings).toContainEqual({ problem, manual: true });
+      expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
+      const after = await cli(["doctor"], { home, env: on });
+      expect({ code: after.code, last: after.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, last: "all good" });
+    }, 180_000);
+  }
+});
