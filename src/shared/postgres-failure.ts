@@ -17,6 +17,10 @@ export function postgresReason(err: unknown): string | undefined {
     .split("\n")[0]!
     .trim();
   if (e.errno === "53300") return tooManyConnections(text);
+  if (e.errno === "42P05" || e.errno === "26000")
+    return `${text}: a connection pooler in transaction mode (PgBouncer before 1.21, or with max_prepared_statements = 0) mixes its clients' prepared statements; add ?prepare=false to the archive URL`;
+  if (text === "query_wait_timeout")
+    return "the connection pooler had no server connection free (query_wait_timeout): raise its pool size (default_pool_size); a memvoy command holding a session lock uses two at once";
   return PG_CONNECTION_REASONS[code] ?? (text || code);
 }
 

@@ -117,3 +117,23 @@ test("a client error after the archive opened (the server gone) names the Postgr
     "the PostgreSQL archive failed: terminating connection due to administrator command",
   );
 });
+
+test("behind a connection pooler in transaction mode: a prepared statement clash and a pool with no connection free say what to change", () => {
+  // The errors Bun.sql gives through PgBouncer 1.18 in transaction mode, as seen there.
+  const clash = Object.assign(new Error('prepared statement "P0" already exists'), {
+    name: "PostgresError",
+    code: "ERR_POSTGRES_SERVER_ERROR",
+    errno: "42P05",
+  });
+  expect(describeError(clash)).toBe(
+    'the PostgreSQL archive failed: prepared statement "P0" already exists: a connection pooler in transaction mode (PgBouncer before 1.21, or with max_prepared_statements = 0) mixes its clients\' prepared statements; add ?prepare=false to the archive URL',
+  );
+  const full = Object.assign(new Error("query_wait_timeout"), {
+    name: "PostgresError",
+    code: "ERR_POSTGRES_SERVER_ERROR",
+    errno: "08P01",
+  });
+  expect(describeError(full)).toBe(
+    "the PostgreSQL archive failed: the connection pooler had no server connection free (query_wait_timeout): raise its pool size (default_pool_size); a memvoy command holding a session lock uses two at once",
+  );
+});
