@@ -1,6 +1,7 @@
 // doctor on vectors in an object store (a shared home, and an embedded home with [vectors] uri): a message-vector
 // table an earlier memvoy made (row ids are addresses) with its vector index built keeps removed messages'
-// vectors in its files; doctor names it, as on the home's own folder, until reindex rebuilds it.
+// vectors in its files; doctor names it, and a removal says so, as on the home's own folder, until reindex
+// rebuilds it.
 import { beforeAll, expect, test } from "bun:test";
 import { loadLanceDb } from "../../src/storage/lance/load-lancedb.ts";
 import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
@@ -45,7 +46,7 @@ describe("doctor on vectors in an object store", () => {
     Array.from({ length: 60 }, (_, i) => JSON.stringify({ role: "user", content: `${tag} note ${i} on the deploy` }));
 
   for (const mode of ["shared", "embedded"] as const) {
-    test(`${mode} home: doctor names the earlier memvoy's table in the bucket until reindex`, async () => {
+    test(`${mode} home: doctor and a removal name the earlier memvoy's table in the bucket until reindex`, async () => {
       const prefix = `earlier-${mode}`;
       const home = shared.home(prefix);
       const on = mode === "shared" ? env : shared.s3.env;
@@ -63,6 +64,15 @@ describe("doctor on vectors in an object store", () => {
       expect(text.stdout).toContain(`\n${problem}\n`);
       const json = await cli(["doctor", "--json"], { home, env: on });
       expect(JSON.parse(json.stdout).findings).toContainEqual({ problem, manual: true });
+      // A removal says so too, as on the home's own folder.
+      const id = (await cli(["history", "s", "--json"], { home, env: on }).then((r) => JSON.parse(r.stdout)))
+        .messages[3].id;
+      const rm = await cli(["rm-message", id], { home, env: on });
+      expect({ code: rm.code, stderr: rm.stderr }).toEqual({
+        code: 0,
+        stderr:
+          "memvoy: the vector table was made by an earlier memvoy: its data file keeps the removed messages' vectors (not their text) until `memvoy reindex` rebuilds it\n",
+      });
       expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
       const after = await cli(["doctor"], { home, env: on });
       expect({ code: after.code, last: after.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, last: "all good" });

@@ -387,9 +387,13 @@ export class SharedHome {
     return cursor !== undefined && m.sendAt < cursor + NS_PER_SEC;
   }
 
-  /** Apply the vector deletions the archive holds (removed and compacted messages) to the shared store. */
-  async purgeDeleted(): Promise<void> {
+  /**
+   * Apply the vector deletions the archive holds (removed and compacted messages) to the shared store; with how
+   * many tables keep removed rows in their files (an earlier memvoy's, until reindex), as the embedded purge.
+   */
+  async purgeDeleted(): Promise<{ keptRemovedRows: number }> {
     await this.ctx.vectors.drain(this.ctx.now, 0);
+    return { keptRemovedRows: (await this.ctx.vectors.keepsRemovedRows()) ? 1 : 0 };
   }
 
   /** Nothing runs in the background of this process: a search embeds what is queued first, the daemon the rest. */

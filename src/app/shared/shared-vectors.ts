@@ -88,6 +88,16 @@ export class SharedVectors {
     return (await this.messageStore()).table(e.id, e.dim, { create });
   }
 
+  /** Whether the configured table is an earlier memvoy's with its index built: its files keep removed rows. */
+  async keepsRemovedRows(): Promise<boolean> {
+    const t = await this.table();
+    try {
+      return (await t?.keepsRemovedRows()) === true;
+    } finally {
+      t?.close();
+    }
+  }
+
   /** The lease is per process: this process's own drains and rebuilds wait here for each other, in turn. */
   #inProcess: Promise<unknown> = Promise.resolve();
 
