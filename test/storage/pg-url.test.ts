@@ -137,3 +137,19 @@ test("behind a connection pooler in transaction mode: a prepared statement clash
     "the PostgreSQL archive failed: the connection pooler had no server connection free (query_wait_timeout): raise its pool size (default_pool_size); a memvoy command holding a session lock uses two at once",
   );
 });
+
+test("a host name that does not resolve is named as such, not as a refused connection", async () => {
+  const url = `postgres://memvoy:${SECRET}@db-host-typo.invalid:5432/mem`;
+  const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 1,
+    stderr:
+      "memvoy: cannot open the PostgreSQL archive at memvoy@db-host-typo.invalid:5432/mem: the host name db-host-typo.invalid does not resolve (check the host in the URL)\n",
+  });
+  // A host that resolves, with nothing listening, is still a refused connection.
+  const refused = await cli(["sessions"], {
+    home: sharedHome(),
+    env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: `postgres://memvoy:${SECRET}@localhost:1/mem` },
+  });
+  expect(refused.stderr).toContain("connection refused");
+}, 60_000);

@@ -4,7 +4,7 @@ import { urlGivesLoginPassword } from "../../config/archive-url.ts";
 import { PgArchive } from "./pg-archive.ts";
 import { LockConnections } from "./pg-lock-connections.ts";
 import { migratePg } from "./pg-migrate.ts";
-import { pgConnectError, pgUrlError } from "./pg-connect-error.ts";
+import { pgOpenError, pgUrlError } from "./pg-connect-error.ts";
 
 export interface PgOpenOptions {
   /**
@@ -32,7 +32,7 @@ export async function openPgArchive(url: string, options: PgOpenOptions = {}): P
     else await migratePg(sql);
   } catch (err) {
     await sql.close().catch(() => {});
-    throw pgConnectError(url, err);
+    throw await pgOpenError(url, err);
   }
   return new PgArchive(sql, new LockConnections(() => connect(1)));
 }

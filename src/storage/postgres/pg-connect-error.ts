@@ -1,4 +1,5 @@
 // A failure to reach or open the PostgreSQL archive, named by host, port, database and user (never the password).
+import { lookup } from "node:dns/promises";
 import { errorMessage, namedError } from "../../shared/errors.ts";
 import { postgresReason } from "../../shared/postgres-failure.ts";
 import { pgUrlParts } from "../../shared/postgres-url.ts";
@@ -42,6 +43,33 @@ export function pgConnectError(url: string, err: unknown): Error {
   if (state.startsWith("28") || state === "3D000")
     return new PgAccessError({ where: describeTarget(url), reason }, { cause: err });
   return new PgConnectError({ where: describeTarget(url), reason }, { cause: err });
+}
+
+/**
+ * pgConnectError, with a host name that does not resolve named as such: the client calls that "connection
+ * refused" (ERR_POSTGRES_CONNECTION_REFUSED), which sends a user to look for a server that is down.
+ */
+export async function pgOpenError(url: string, err: unknown): Promise<Error> {
+  if ((err as { code?: unknown } | null)?.code === "ERR_POSTGRES_CONNECTION_REFUSED") {
+    let host: string | undefined;
+    try {
+      host = pgUrlParts(url).host;
+    } catch {
+      host = undefined;
+    }
+    if (host && !host.startsWith("/")) {
+      const unknown = await lookup(host).then(
+        () => false,
+        (e: { code?: string }) => e.code === "ENOTFOUND",
+      );
+      if (unknown)
+        return new PgConnectError(
+          { where: describeTarget(url), reason: `the host name ${host} does not resolve (check the host in the URL)` },
+          { cause: err },
+        );
+    }
+  }
+  return pgConnectError(url, err);
 }
 
 export function pgUrlError(url: string, err: unknown): Error {
