@@ -160,3 +160,18 @@ test(
   },
   T,
 );
+
+test(
+  "an endpoint whose host name does not resolve is named as such, in one line",
+  async () => {
+    const home = homeWith(s3.vectorsToml("home-dns").replace(s3.endpoint, "http://s3-typo.invalid:9000"));
+    expect((await cli(["add", "s", "--role", "user", "--content", "hello there"], { home, env: s3.env })).code).toBe(0);
+    const r = await cli(["search", "hello", "--match", "semantic"], { home, env: s3.env });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 1,
+      stderr:
+        "memvoy: cannot open the vector store s3://memvoy-test/home-dns: the endpoint's host name does not resolve (failed to lookup address information: Name or service not known) (http://s3-typo.invalid:9000/memvoy-test)\n",
+    });
+  },
+  T,
+);

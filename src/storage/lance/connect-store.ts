@@ -105,6 +105,11 @@ export function briefly(text: string): string {
   if (code) return `${code}${message ? `: ${message}` : ""}${at}`;
   const system = [...text.matchAll(/message: "([^"]+)"/g)].at(-1)?.[1];
   if (system) return `${system}${at}`;
+  // A failed connect names its kind and the system's words (a host name that does not resolve: "dns error").
+  const connect = /ConnectError\("([^"]+)"(?:[^"]*error: "([^"]+)")?/.exec(text);
+  if (connect?.[1] === "dns error")
+    return `the endpoint's host name does not resolve (${connect[2] ?? "dns error"})${at}`;
+  if (connect) return `${connect[2] ?? connect[1]}${at}`;
   const status = /status: (\d{3})/.exec(text)?.[1];
   if (status) return `HTTP ${status}${at}`;
   const cut = text.split(/,? \/usr\/local\/cargo\/|\n/)[0]!;
