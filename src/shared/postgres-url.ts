@@ -10,8 +10,11 @@ export interface PgUrlParts {
 
 /** Throws (TypeError, URIError) when the URL cannot be read, or a %-escape in it is malformed. */
 export function pgUrlParts(url: string): PgUrlParts {
-  // An empty host (postgresql://user@/db?host=/run/postgresql) is valid there, not for the URL parser.
-  const u = new URL(url.trim().replace(/^(postgres(?:ql)?:\/\/(?:[^/?#@]*@)?)(?=[:/?#]|$)/i, "$1localhost"));
+  // An empty host (postgresql://user@/db?host=/run/postgresql) is valid there, not for the URL parser. A URL whose
+  // userinfo has an empty user (postgres://:pw@host/db) has a host: the ":" there does not start a port.
+  const u = new URL(
+    url.trim().replace(/^(postgres(?:ql)?:\/\/(?:[^/?#@]*@|(?![^/?#]*@)))(?=[:/?#]|$)/i, "$1localhost"),
+  );
   const q = u.searchParams;
   decodeURIComponent(u.password);
   return {

@@ -153,3 +153,18 @@ test("a host name that does not resolve is named as such, not as a refused conne
   });
   expect(refused.stderr).toContain("connection refused");
 }, 60_000);
+
+test("a URL with an empty user and a password names the host and database, never the password as a user", async () => {
+  const url = `postgres://:${SECRET}@127.0.0.1:1/mem`;
+  const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+  expect(r.stderr).toStartWith("memvoy: cannot open the PostgreSQL archive at 127.0.0.1:1/mem: ");
+  expect(r.stderr).not.toContain(SECRET);
+  // An empty host stays the local socket's, as before.
+  const local = await cli(["sessions"], {
+    home: sharedHome(),
+    env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: "postgres://memvoy@/mem?host=/nonexistent-socket-dir" },
+  });
+  expect(local.stderr).toStartWith(
+    "memvoy: cannot open the PostgreSQL archive at memvoy@/nonexistent-socket-dir:5432/mem: ",
+  );
+}, 60_000);
