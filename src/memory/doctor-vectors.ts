@@ -7,6 +7,7 @@ import { HomeLinkRefusedError } from "../shared/no-follow.ts";
 import { openErrorVectors, type EmbedderTables, type MessageVectors } from "../storage/ports/vector-port.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
+import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
@@ -14,7 +15,14 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   if (index.ctx.config.vectors.uri) {
     // A store that cannot be reached is named by the commands that use it.
     const store = await index.store().catch(() => undefined);
-    return store ? earlierTables(store, await index.embedderIds()) : [];
+    if (!store) return [];
+    const probe = await index.embedderIds();
+    const embedded = recentCount(index.ctx.db) - queuedCount(index.ctx.db);
+    const empty = probe[0] !== undefined && embedded > 0 && (await tableRows(store, probe[0])) === 0;
+    return [
+      ...(empty ? [emptyStoreFinding(index.ctx.config.vectors.uri, probe[0]!, embedded)] : []),
+      ...(await earlierTables(store, probe)),
+    ];
   }
   const messages = [
     ...(await storeFindings(() => index.store())),
@@ -35,6 +43,28 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   );
   // The store failing to open is named once.
   return [...messages, ...errors.filter((e) => !messages.some((m) => m.problem === e.problem))];
+}
+
+/** Rows of an embedder's message table in an object store: 0 when it is absent, undefined when it cannot be read. */
+async function tableRows(store: MessageVectors, embedderId: string): Promise<number | undefined> {
+  const t = await store.table(embedderId, 0).catch(() => null);
+  if (t === null) return undefined;
+  try {
+    return t ? await t.count() : 0;
+  } finally {
+    t?.close();
+  }
+}
+
+/**
+ * An object store holding none of the configured embedder's message vectors while the archive recorded `embedded`
+ * recent messages as embedded (its prefix deleted, a wrong [vectors] uri, the embedder changed since).
+ */
+export function emptyStoreFinding(uri: string, embedderId: string, embedded: number): DoctorFinding {
+  return {
+    problem: `the vectors at ${uri} hold no message vectors of the configured embedder (${embedderId}), but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,
+    manual: true,
+  };
 }
 
 /**

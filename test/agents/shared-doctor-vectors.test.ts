@@ -1,8 +1,10 @@
-// doctor on vectors in an object store (a shared home, and an embedded home with [vectors] uri): a message-vector
-// table an earlier memvoy made (row ids are addresses) with its vector index built keeps removed messages'
+// doctor on vectors in an object store (a shared home, and an embedded home with [vectors] uri): a store that
+// lost the message vectors the archive says were made is named; and a message-vector table an earlier memvoy made (row ids are addresses) with its vector index built keeps removed messages'
 // vectors in its files; doctor names it, and a removal says so, as on the home's own folder, until reindex
 // rebuilds it.
 import { beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { loadLanceDb } from "../../src/storage/lance/load-lancedb.ts";
 import { openMessageVectors } from "../../src/storage/ports/vector-port.ts";
 import { cli } from "../fixture/home.ts";
@@ -72,6 +74,27 @@ describe("doctor on vectors in an object store", () => {
         code: 0,
         stderr:
           "memvoy: the vector table was made by an earlier memvoy: its data file keeps the removed messages' vectors (not their text) until `memvoy reindex` rebuilds it\n",
+      });
+      expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
+      const after = await cli(["doctor"], { home, env: on });
+      expect({ code: after.code, last: after.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, last: "all good" });
+    }, 180_000);
+  }
+
+  for (const mode of ["shared", "embedded"] as const) {
+    test(`${mode} home: doctor names a bucket prefix that lost the message vectors, until reindex`, async () => {
+      const prefix = `lost-${mode}`;
+      const home = shared.home(prefix);
+      const on = mode === "shared" ? await shared.env("lost_vectors") : shared.s3.env;
+      expect((await cli(["add", "s"], { home, env: on, stdin: notes(mode).join("\n") })).code).toBe(0);
+      expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
+      expect((await cli(["doctor"], { home, env: on })).code).toBe(0);
+      rmSync(join(shared.s3.dir, shared.s3.bucket, prefix), { recursive: true, force: true });
+      const problem = `the vectors at s3://${shared.s3.bucket}/${prefix} hold no message vectors of the configured embedder (${EMBEDDER}), but 60 recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`;
+      const r = await cli(["doctor", "--json"], { home, env: on });
+      expect({ code: r.code, findings: JSON.parse(r.stdout).findings }).toEqual({
+        code: 1,
+        findings: [{ problem, manual: true }],
       });
       expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
       const after = await cli(["doctor"], { home, env: on });

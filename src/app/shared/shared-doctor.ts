@@ -8,7 +8,7 @@ import { MemvoyError } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport } from "../../memory/doctor.ts";
 import { checkHome } from "../../memory/doctor-home.ts";
-import { earlierTables } from "../../memory/doctor-vectors.ts";
+import { earlierTables, emptyStoreFinding } from "../../memory/doctor-vectors.ts";
 import { sessionDirs } from "../../memory/session-admin.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
@@ -174,6 +174,13 @@ async function checkVectors(
     out.messageVectors = table ? await table.count() : 0;
     out.errorVectors = (await (await vectors.errorStore()).ids(embedder.id)).length;
     out.reachable = true;
+    if (out.messageVectors === 0) {
+      // The store emptied (its prefix deleted, a wrong [vectors] uri) or the embedder changed since the archive
+      // recorded its messages as embedded: every semantic search says nothing is indexed.
+      const [tiers, pending] = await Promise.all([home.ctx.archive.admin.tierCounts(), home.ctx.archive.queuedCount()]);
+      const embedded = tiers.recent.messages - pending;
+      if (embedded > 0) findings.push(emptyStoreFinding(out.uri, embedder.id, embedded));
+    }
     findings.push(...(await earlierTables(await vectors.messageStore(), [embedder.id])));
   } catch (err) {
     if (err instanceof MemvoyError && err.exitCode === 2) throw err; // refused keys, no such bucket: exit 2
