@@ -181,6 +181,20 @@ async function checkVectors(
       const embedded = tiers.recent.messages - pending;
       if (embedded > 0) findings.push(emptyStoreFinding(out.uri, embedder.id, embedded));
     }
+    if (out.errorVectors === 0) {
+      // Records marked embedded are not embedded again by a lookup: only a rebuild brings their vectors back.
+      const now = home.ctx.now();
+      const [{ total }, unembedded] = await Promise.all([
+        home.ctx.archive.liveErrors({}, now, 0),
+        home.ctx.archive.unembeddedErrors(embedder.id, now, 100_000),
+      ]);
+      const embedded = total - unembedded.length;
+      if (embedded > 0)
+        findings.push({
+          problem: `the vectors at ${out.uri} hold no error-memory vectors of ${embedder.id}, but ${embedded} error record(s) were embedded: errors search matches by keyword only until memvoy reindex runs`,
+          manual: true,
+        });
+    }
     findings.push(...(await earlierTables(await vectors.messageStore(), [embedder.id])));
   } catch (err) {
     if (err instanceof MemvoyError && err.exitCode === 2) throw err; // refused keys, no such bucket: exit 2
