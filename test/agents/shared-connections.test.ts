@@ -127,4 +127,29 @@ describe("PostgreSQL connections of a one-shot command", () => {
       await db.close();
     }
   }, 120_000);
+
+  test("a user the database does not let create or read memvoy's tables: one line saying what to grant, exit 2", async () => {
+    const admin = new Bun.SQL(shared.pg.url, { max: 1 });
+    try {
+      await admin`CREATE ROLE guest LOGIN`;
+    } finally {
+      await admin.close();
+    }
+    const other = await shared.pg.createDatabase("not_guests");
+    const grant =
+      "(memvoy creates and migrates its own tables: connect as the database's owner, or grant guest CREATE on its schema and the privileges on memvoy's tables)";
+    // A database without memvoy's tables (PostgreSQL 15 lets only the owner create in public), then one with them.
+    for (const [target, denied] of [
+      [other, "permission denied for schema public"],
+      [url, "permission denied for table memvoy_schema"],
+    ] as const) {
+      const asGuest = target.replace(/\/\/[^@]+@/, "//guest@");
+      const r = await cli(["sessions"], { home, env: { ...env, MEMVOY_ARCHIVE_URL: asGuest } });
+      const where = asGuest.replace("postgres://", "");
+      expect({ code: r.code, stderr: r.stderr }).toEqual({
+        code: 2,
+        stderr: `memvoy: cannot open the PostgreSQL archive at ${where}: ${denied} ${grant}\n`,
+      });
+    }
+  }, 120_000);
 });

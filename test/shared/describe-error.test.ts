@@ -92,7 +92,12 @@ import { SummaryMessageRemovedError } from "../../src/memory/summary/summary-sto
 import { UnwritableOutputError } from "../../src/shared/atomic-stream.ts";
 import { OutputWriteError } from "../../src/shared/stdout.ts";
 import { NoUserHomeError } from "../../src/shared/user-home.ts";
-import { PgAccessError, PgConnectError, PgUrlError } from "../../src/storage/postgres/pg-connect-error.ts";
+import {
+  PgAccessError,
+  PgConnectError,
+  PgPrivilegeError,
+  PgUrlError,
+} from "../../src/storage/postgres/pg-connect-error.ts";
 import { PgSchemaTooNewError } from "../../src/storage/postgres/pg-migrate.ts";
 import { VectorKeysMissingError } from "../../src/storage/ports/vector-location.ts";
 import { VectorCopyMismatchError } from "../../src/memory/embedding/copy-vectors.ts";
@@ -1081,6 +1086,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new PgAccessError({ where: "bob@db:5432/memvoy", reason: 'password authentication failed for user "bob"' }),
     'cannot open the PostgreSQL archive at bob@db:5432/memvoy: password authentication failed for user "bob" (check the user, database and password: [archive] url, MEMVOY_ARCHIVE_URL or PGPASSWORD)',
+    2,
+  ],
+  [
+    new PgPrivilegeError({ where: "bob@db:5432/memvoy", reason: "permission denied for schema public", user: "bob" }),
+    "cannot open the PostgreSQL archive at bob@db:5432/memvoy: permission denied for schema public (memvoy creates and migrates its own tables: connect as the database's owner, or grant bob CREATE on its schema and the privileges on memvoy's tables)",
     2,
   ],
   [

@@ -18,6 +18,14 @@ export const PgAccessError = namedError<{ where: string; reason: string }>(
     `cannot open the PostgreSQL archive at ${d.where}: ${d.reason} (check the user, database and password: [archive] url, MEMVOY_ARCHIVE_URL or PGPASSWORD)`,
 );
 
+/** The user may connect but not use the database (SQLSTATE 42501): a config error, no retry mends it. */
+export const PgPrivilegeError = namedError<{ where: string; reason: string; user: string }>(
+  "PgPrivilegeError",
+  "usage",
+  (d) =>
+    `cannot open the PostgreSQL archive at ${d.where}: ${d.reason} (memvoy creates and migrates its own tables: connect as the database's owner, or grant ${d.user || "the user"} CREATE on its schema and the privileges on memvoy's tables)`,
+);
+
 /** A URL the client refuses before connecting (an option it does not take, a bad value): a config error. */
 export const PgUrlError = namedError<{ where: string; reason: string }>(
   "PgUrlError",
@@ -35,6 +43,14 @@ export function describeTarget(url: string): string {
   }
 }
 
+function urlUser(url: string): string {
+  try {
+    return pgUrlParts(url).user;
+  } catch {
+    return "";
+  }
+}
+
 export function pgConnectError(url: string, err: unknown): Error {
   const e = err as { code?: string; errno?: string; message?: string };
   const reason = postgresReason(err) || e.message || String(err);
@@ -42,6 +58,8 @@ export function pgConnectError(url: string, err: unknown): Error {
   const state = String(e.errno ?? "");
   if (state.startsWith("28") || state === "3D000")
     return new PgAccessError({ where: describeTarget(url), reason }, { cause: err });
+  if (state === "42501")
+    return new PgPrivilegeError({ where: describeTarget(url), reason, user: urlUser(url) }, { cause: err });
   return new PgConnectError({ where: describeTarget(url), reason }, { cause: err });
 }
 
