@@ -8,6 +8,7 @@ import { openErrorVectors, type EmbedderTables, type MessageVectors } from "../s
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
+import { countEmbeddedBy } from "../storage/sqlite/error-memory-repo.ts";
 import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
@@ -19,8 +20,12 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
     const probe = await index.embedderIds();
     const embedded = recentCount(index.ctx.db) - queuedCount(index.ctx.db);
     const empty = probe[0] !== undefined && embedded > 0 && (await tableRows(store, probe[0])) === 0;
+    const errorsEmbedded = probe[0] === undefined ? 0 : countEmbeddedBy(index.ctx.db, probe[0], index.ctx.now());
+    const noErrorVectors = errorsEmbedded > 0 && (await errorTableRows(index, probe[0]!)) === 0;
+    const { uri } = index.ctx.config.vectors;
     return [
-      ...(empty ? [emptyStoreFinding(index.ctx.config.vectors.uri, probe[0]!, embedded)] : []),
+      ...(empty ? [emptyStoreFinding(uri, probe[0]!, embedded)] : []),
+      ...(noErrorVectors ? [lostErrorVectorsFinding(uri, probe[0]!, errorsEmbedded)] : []),
       ...(await earlierTables(store, probe)),
     ];
   }
@@ -54,6 +59,31 @@ async function tableRows(store: MessageVectors, embedderId: string): Promise<num
   } finally {
     t?.close();
   }
+}
+
+/** Error-memory vectors of an embedder in an object store; undefined when they cannot be read. */
+async function errorTableRows(index: SemanticIndex, embedderId: string): Promise<number | undefined> {
+  try {
+    const store = await openErrorVectors(vectorStoreLocation(index.ctx));
+    try {
+      return (await store.ids(embedderId)).length;
+    } finally {
+      store.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An object store holding none of an embedder's error-memory vectors while the archive marks `embedded` records as
+ * embedded by it: a lookup does not embed them again, only a rebuild does.
+ */
+export function lostErrorVectorsFinding(uri: string, embedderId: string, embedded: number): DoctorFinding {
+  return {
+    problem: `the vectors at ${uri} hold no error-memory vectors of ${embedderId}, but ${embedded} error record(s) were embedded: errors search matches by keyword only until memvoy reindex runs`,
+    manual: true,
+  };
 }
 
 /**

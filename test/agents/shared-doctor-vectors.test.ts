@@ -102,26 +102,37 @@ describe("doctor on vectors in an object store", () => {
     }, 180_000);
   }
 
-  test("shared home: doctor names a bucket prefix that lost the error-memory vectors, until reindex", async () => {
-    const prefix = "lost-errors";
-    const home = shared.home(prefix);
-    const on = await shared.env("lost_errors");
-    const rec = ["errors", "record", "--tool", "make", "--error", "missing separator in line 12", "--fix", "use tabs"];
-    expect((await cli(rec, { home, env: on })).code).toBe(0);
-    expect((await cli(["doctor"], { home, env: on })).code).toBe(0);
-    const store = join(shared.s3.dir, shared.s3.bucket, prefix);
-    for (const name of readdirSync(store).filter((n) => n.startsWith("error_memory_")))
-      rmSync(join(store, name), { recursive: true, force: true });
-    const problem = `the vectors at s3://${shared.s3.bucket}/${prefix} hold no error-memory vectors of ${EMBEDDER}, but 1 error record(s) were embedded: errors search matches by keyword only until memvoy reindex runs`;
-    // A lookup does not embed it again.
-    expect((await cli(["errors", "search", "make says a separator is missing"], { home, env: on })).code).toBe(0);
-    const r = await cli(["doctor", "--json"], { home, env: on });
-    expect({ code: r.code, findings: JSON.parse(r.stdout).findings }).toEqual({
-      code: 1,
-      findings: [{ problem, manual: true }],
-    });
-    expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
-    const after = await cli(["doctor"], { home, env: on });
-    expect({ code: after.code, last: after.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, last: "all good" });
-  }, 180_000);
+  for (const mode of ["shared", "embedded"] as const) {
+    test(`${mode} home: doctor names a bucket prefix that lost the error-memory vectors, until reindex`, async () => {
+      const prefix = `lost-errors-${mode}`;
+      const home = shared.home(prefix);
+      const on = mode === "shared" ? await shared.env("lost_errors") : shared.s3.env;
+      const rec = [
+        "errors",
+        "record",
+        "--tool",
+        "make",
+        "--error",
+        "missing separator in line 12",
+        "--fix",
+        "use tabs",
+      ];
+      expect((await cli(rec, { home, env: on })).code).toBe(0);
+      expect((await cli(["doctor"], { home, env: on })).code).toBe(0);
+      const store = join(shared.s3.dir, shared.s3.bucket, prefix);
+      for (const name of readdirSync(store).filter((n) => n.startsWith("error_memory_")))
+        rmSync(join(store, name), { recursive: true, force: true });
+      const problem = `the vectors at s3://${shared.s3.bucket}/${prefix} hold no error-memory vectors of ${EMBEDDER}, but 1 error record(s) were embedded: errors search matches by keyword only until memvoy reindex runs`;
+      // A lookup does not embed it again.
+      expect((await cli(["errors", "search", "make says a separator is missing"], { home, env: on })).code).toBe(0);
+      const r = await cli(["doctor", "--json"], { home, env: on });
+      expect({ code: r.code, findings: JSON.parse(r.stdout).findings }).toEqual({
+        code: 1,
+        findings: [{ problem, manual: true }],
+      });
+      expect((await cli(["reindex"], { home, env: on })).code).toBe(0);
+      const after = await cli(["doctor"], { home, env: on });
+      expect({ code: after.code, last: after.stdout.trim().split("\n").at(-1) }).toEqual({ code: 0, last: "all good" });
+    }, 180_000);
+  }
 });

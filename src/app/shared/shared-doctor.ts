@@ -8,7 +8,7 @@ import { MemvoyError } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import { symlinkFinding, tempFileFindings, type DoctorFinding, type DoctorReport } from "../../memory/doctor.ts";
 import { checkHome } from "../../memory/doctor-home.ts";
-import { earlierTables, emptyStoreFinding } from "../../memory/doctor-vectors.ts";
+import { earlierTables, emptyStoreFinding, lostErrorVectorsFinding } from "../../memory/doctor-vectors.ts";
 import { sessionDirs } from "../../memory/session-admin.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
 import { loadConfig } from "../../config/load.ts";
@@ -189,11 +189,7 @@ async function checkVectors(
         home.ctx.archive.unembeddedErrors(embedder.id, now, 100_000),
       ]);
       const embedded = total - unembedded.length;
-      if (embedded > 0)
-        findings.push({
-          problem: `the vectors at ${out.uri} hold no error-memory vectors of ${embedder.id}, but ${embedded} error record(s) were embedded: errors search matches by keyword only until memvoy reindex runs`,
-          manual: true,
-        });
+      if (embedded > 0) findings.push(lostErrorVectorsFinding(out.uri, embedder.id, embedded));
     }
     findings.push(...(await earlierTables(await vectors.messageStore(), [embedder.id])));
   } catch (err) {
