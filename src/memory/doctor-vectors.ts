@@ -1,7 +1,7 @@
 // doctor's read of the home's vectors (messages and error memory), beside its synchronous checks: every table is
 // read through once, so that a data file or manifest gone or damaged (which searches and the drain fail on) is
 // named with the way out. Vectors in an object store are not read through (that would fetch every object), but
-// an earlier memvoy's table there is named as in the home's folder.
+// a store that lost its vectors and an earlier memvoy's table there are named as in the home's folder.
 import { describeError } from "../shared/describe-error.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
 import { openErrorVectors, type EmbedderTables, type MessageVectors } from "../storage/ports/vector-port.ts";
@@ -13,22 +13,7 @@ import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
   if (!mayHoldVectors(index.ctx)) return [];
-  if (index.ctx.config.vectors.uri) {
-    // A store that cannot be reached is named by the commands that use it.
-    const store = await index.store().catch(() => undefined);
-    if (!store) return [];
-    const probe = await index.embedderIds();
-    const embedded = recentCount(index.ctx.db) - queuedCount(index.ctx.db);
-    const empty = probe[0] !== undefined && embedded > 0 && (await tableRows(store, probe[0])) === 0;
-    const errorsEmbedded = probe[0] === undefined ? 0 : countEmbeddedBy(index.ctx.db, probe[0], index.ctx.now());
-    const noErrorVectors = errorsEmbedded > 0 && (await errorTableRows(index, probe[0]!)) === 0;
-    const { uri } = index.ctx.config.vectors;
-    return [
-      ...(empty ? [emptyStoreFinding(uri, probe[0]!, embedded)] : []),
-      ...(noErrorVectors ? [lostErrorVectorsFinding(uri, probe[0]!, errorsEmbedded)] : []),
-      ...(await earlierTables(store, probe)),
-    ];
-  }
+  if (index.ctx.config.vectors.uri) return objectStoreFindings(index);
   const messages = [
     ...(await storeFindings(() => index.store())),
     ...(await index.store().then(
@@ -48,6 +33,27 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   );
   // The store failing to open is named once.
   return [...messages, ...errors.filter((e) => !messages.some((m) => m.problem === e.problem))];
+}
+
+/**
+ * Vectors in an object store: none of the configured embedder's where the archive says messages or error records
+ * were embedded (the prefix deleted, another uri, another embedder), and an earlier memvoy's message table.
+ */
+async function objectStoreFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
+  // A store that cannot be reached is named by the commands that use it.
+  const store = await index.store().catch(() => undefined);
+  const embedderId = (await index.embedderIds())[0];
+  if (!store) return [];
+  if (embedderId === undefined) return earlierTables(store); // no embedder to check against (its key unset)
+  const { db, config } = index.ctx;
+  const embedded = recentCount(db) - queuedCount(db);
+  const errorsEmbedded = countEmbeddedBy(db, embedderId, index.ctx.now());
+  const out: DoctorFinding[] = [];
+  if (embedded > 0 && (await tableRows(store, embedderId)) === 0)
+    out.push(emptyStoreFinding(config.vectors.uri, embedderId, embedded));
+  if (errorsEmbedded > 0 && (await errorTableRows(index, embedderId)) === 0)
+    out.push(lostErrorVectorsFinding(config.vectors.uri, embedderId, errorsEmbedded));
+  return [...out, ...(await earlierTables(store, [embedderId]))];
 }
 
 /** Rows of an embedder's message table in an object store: 0 when it is absent, undefined when it cannot be read. */
