@@ -1,6 +1,6 @@
-// Session locks as this process takes them: each held lock keeps one pooled connection in its transaction
-// while the work inside runs on others, so at most a few are held at once and the rest wait here. Without
-// this limit, enough concurrent writers to different sessions could hold every connection and wait forever.
+// Session locks as this process takes them: each held lock keeps a connection of its own in an open transaction
+// (the work inside runs on the pool), so at most a few are held at once and the rest wait here: the process
+// opens no more lock connections than that, however many sessions it writes to at once.
 import type { ArchivePort } from "../../storage/ports/archive-port.ts";
 
 export type WithSessionLock = <T>(session: string, fn: () => Promise<T>) => Promise<T>;
