@@ -6,7 +6,7 @@ import { existsSync, lstatSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { CorruptHistoryError, historyStamp } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
-import { historyStampOf } from "../storage/sqlite/history-stamps-repo.ts";
+import { historyStampOf, historyStamps } from "../storage/sqlite/history-stamps-repo.ts";
 import { isNoRoom } from "../shared/describe-error.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { listSessionRows, namesWithoutSession, sessionRowCount } from "../storage/sqlite/sessions-repo.ts";
@@ -112,7 +112,22 @@ function scanned(ctx: MemoryContext): { stamp: string; state: DiscoveryState } {
 export function adoptionPending(ctx: MemoryContext, session?: string): boolean {
   if (session !== undefined) return isSessionId(session) && historyChanged(ctx, session);
   for (const id of scanned(ctx).state.pending) if (existsSync(ctx.paths.history(id))) return true;
-  return false;
+  return changedKnownSessions(ctx).length > 0;
+}
+
+/**
+ * The sessions whose history.json another program changed (or deleted) since memvoy last wrote or checked it: one
+ * stat each against the stamps kept in the archive. A session without a stamp (written before stamps were kept) is
+ * left to its first read, which records one.
+ */
+function changedKnownSessions(ctx: MemoryContext): string[] {
+  const changed: string[] = [];
+  for (const [id, kept] of historyStamps(ctx.db)) {
+    const file = ctx.paths.history(id);
+    const stamp = historyStamp(file);
+    if (stamp === undefined ? deletedFromFolder(file) : stamp !== kept) changed.push(id);
+  }
+  return changed;
 }
 
 /**
@@ -158,6 +173,8 @@ export function ensureBackfilled(ctx: MemoryContext, session: string): void {
 
 export function listSessions(ctx: MemoryContext): SessionInfo[] {
   discoverSessions(ctx);
+  // Records another program (Agenvoy) appended to a known session count in its row, as a read of it would adopt them.
+  for (const id of changedKnownSessions(ctx)) ensureBackfilled(ctx, id);
   const rows = new Map(listSessionRows(ctx.db).map((r) => [r.id, r]));
   const metas = listSessionMeta(ctx.db);
   const ids = new Set([...rows.keys(), ...sessionDirs(ctx)]);

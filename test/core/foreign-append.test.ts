@@ -68,6 +68,30 @@ describe("records another program appends to an adopted session", () => {
     });
   }
 
+  test("count in the session list (sessions, and the library's list) without a read of the session first", async () => {
+    const home = tempHome();
+    const run = async (args: string[]) => {
+      const r = await cli(args, { home });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      return r.stdout;
+    };
+    await run(["add", "s1", "--role", "user", "--content", "hello one"]);
+    await run(["add", "s2", "--role", "user", "--content", "hello two"]);
+    const row = async (id: string) =>
+      (JSON.parse(await run(["sessions", "--json"])) as { id: string; messages: number; lastActivity: string }[]).find(
+        (s) => s.id === id,
+      )!;
+    const before = await row("s1");
+    expect(before.messages).toBe(1);
+    agenvoyAppend(home, "s1", "foreign giraffe", "rename");
+    const after = await row("s1");
+    expect(after.messages).toBe(2);
+    expect(after.lastActivity > before.lastActivity).toBe(true);
+    expect((await row("s2")).messages).toBe(1);
+    expect(await run(["history", "s1"])).toContain("foreign giraffe");
+  });
+
   test("Agenvoy's rewrite of the whole file (its records: no ids, ns times) adds only its new record", async () => {
     const home = tempHome();
     const run = async (args: string[]) => {

@@ -8,6 +8,15 @@ export function historyStampOf(db: Db, session: string): string | undefined {
   return r?.stamp ?? undefined;
 }
 
+/** Every session's kept stamp, of the sessions that have one. */
+export function historyStamps(db: Db): Map<string, string> {
+  const rows = db.query("SELECT id, history_stamp AS stamp FROM sessions WHERE history_stamp IS NOT NULL").all() as {
+    id: string;
+    stamp: string;
+  }[];
+  return new Map(rows.map((r) => [r.id, r.stamp]));
+}
+
 /** Kept on the session's row: a session the archive has no row of (no message yet) keeps none. */
 export function saveHistoryStamp(db: Db, session: string, stamp: string): void {
   db.query("UPDATE sessions SET history_stamp = ? WHERE id = ?").run(stamp, session);
