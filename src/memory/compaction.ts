@@ -4,7 +4,7 @@
 // one above it (the nearest to 80% on the other side). With no pair boundary at all (a run of one role),
 // the file is left alone until it reaches twice the limit, then cut at 80% on a message boundary (noted).
 import type { MessageRecord } from "../shared/message.ts";
-import { recordBytes } from "../storage/history/history-file.ts";
+import { recordBytes, type TimeStyle } from "../storage/history/history-file.ts";
 
 export const COMPACT_TARGET = 0.8;
 /** With no pair boundary, compaction waits until the file is this many times the limit. */
@@ -18,12 +18,17 @@ export interface CompactionCut {
 }
 
 /** Where to cut a history of `totalBytes` over `maxBytes`. */
-export function compactionPlan(records: readonly MessageRecord[], totalBytes: number, maxBytes: number): CompactionCut {
+export function compactionPlan(
+  records: readonly MessageRecord[],
+  totalBytes: number,
+  maxBytes: number,
+  style?: TimeStyle,
+): CompactionCut {
   if (totalBytes <= maxBytes || records.length < 2) return { cut: 0 };
   const toRemove = totalBytes - Math.floor(maxBytes * COMPACT_TARGET);
   let removed = 0;
   let cut = 0;
-  while (cut < records.length && removed < toRemove) removed += recordBytes(records[cut++]!);
+  while (cut < records.length && removed < toRemove) removed += recordBytes(records[cut++]!, style);
   const isBoundary = (i: number) => records[i - 1]?.role === "assistant" && records[i]!.role === "user";
   // At or below 80%: the first boundary from the byte point on.
   for (let i = Math.max(cut, 1); i < records.length; i++) if (isBoundary(i)) return { cut: i };

@@ -80,7 +80,7 @@ export function rollForward(
       withWriteLock(ctx.db, () => forgetHistoryStamp(ctx.db, session));
       return { restored: 0, rewritten: false };
     }
-    const staged = stageHistory(file, c.records);
+    const staged = stageHistory(file, c.records, doc.style);
     // Another program (Agenvoy) rewrote the file while this one was staged: read it again rather than drop what
     // it wrote; the last attempt writes whatever happens.
     if (attempt < REREADS && historyStamp(file) !== doc.stamp) {

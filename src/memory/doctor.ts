@@ -11,6 +11,7 @@ import {
   readHistory,
   readHistoryRepeats,
   repeatText,
+  historyStyleOfText,
   stageHistory,
   type RepeatedId,
   forgetHistoryCache,
@@ -246,7 +247,9 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string): string {
       }
       const recent = withWriteLock(ctx.db, () => {
         const rows = listSessionMessages(ctx.db, session, { recentOnly: true });
-        const staged = stageHistory(ctx.paths.history(session), rows.map(toRecord));
+        // Written in the bad file's style: Agenvoy's reader takes only integer sendAt.
+        const style = aside ? historyStyleOfText(aside) : undefined;
+        const staged = stageHistory(ctx.paths.history(session), rows.map(toRecord), style);
         saveHistoryStamp(ctx.db, session, staged.stamp());
         return { rows, staged };
       });

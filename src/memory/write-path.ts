@@ -17,6 +17,7 @@ import {
   historyStamp,
   readHistory,
   serializeHistory,
+  recordJson,
   serializeRecord,
   stageHistory,
   type HistoryDoc,
@@ -167,12 +168,12 @@ export function appendRecords(
             : built;
           result = { added, ids, compacted: 0, adopted: missing.length };
           if (added.length === 0 && missing.length === 0 && !rewrite && !inTransaction) return;
-          const json = new Map(added.map((r) => [r, serializeRecord(r)] as const)); // serialised once, for the size and the file
+          const json = new Map(added.map((r) => [r, serializeRecord(r, doc.style)] as const)); // serialised once, for the size and the file
           let bytes = doc.bytes;
           for (const text of json.values()) bytes += Buffer.byteLength(text) + 2; // recordBytes()
           // Under the limit (most adds) the records are appended to the cached file, the list never copied.
           const all = bytes > limit ? doc.records.concat(added) : undefined;
-          const { cut, note } = all ? compactionPlan(all, bytes, limit) : { cut: 0, note: undefined };
+          const { cut, note } = all ? compactionPlan(all, bytes, limit, doc.style) : { cut: 0, note: undefined };
           const kept = all && cut > 0 ? all.slice(cut) : undefined;
           result.compacted = cut;
           if (note) result.compactionNote = note;
@@ -180,9 +181,9 @@ export function appendRecords(
           // once the file is on disk (a failed sync rolls it back).
           const syncLater = { syncLater: true };
           staged = kept
-            ? stageHistory(file, kept, json, syncLater)
+            ? stageHistory(file, kept, doc.style, json, syncLater)
             : (early?.stage(doc.records, added, json, syncLater) ??
-              stageHistory(file, doc.records.concat(added), json, syncLater));
+              stageHistory(file, doc.records.concat(added), doc.style, json, syncLater));
           const now = ctx.now();
           leaveWindow(ctx, session, reconciled, now);
           if (missing.length > 0) insertMessages(ctx.db, session, missing, now); // (the index writers cost to set up)
@@ -238,7 +239,11 @@ function adoptable(
 ): Reconciled {
   const c = reconcileHistory(ctx, session, doc, file, o);
   if (c.changed)
-    Object.assign(doc, { records: c.records, legacy: true, bytes: Buffer.byteLength(serializeHistory(c.records)) });
+    Object.assign(doc, {
+      records: c.records,
+      legacy: true,
+      bytes: Buffer.byteLength(serializeHistory(c.records, recordJson(doc.style))),
+    });
   return c;
 }
 
@@ -301,7 +306,7 @@ export function adoptHistory(
 
 function stageHistoryIn(ctx: MemoryContext, session: string, doc: HistoryDoc): StagedHistory {
   ensureDirIn(ctx.paths.session(session)); // doctor puts back the file of a folder removed by hand
-  return stageHistory(ctx.paths.history(session), doc.records);
+  return stageHistory(ctx.paths.history(session), doc.records, doc.style);
 }
 
 /**

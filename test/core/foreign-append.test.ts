@@ -103,8 +103,12 @@ describe("records another program appends to an adopted session", () => {
     await run(["add", "s1", "--role", "assistant", "--content", "reply one", "--sender", "bot"]);
     // Agenvoy keeps role, content, sendAt (integer ns) and sender, and writes its whole list back on each append.
     const agenvoyRewrite = (content: string) => {
-      const kept = (JSON.parse(readFileSync(historyFile(home, "s1"), "utf8")) as Record<string, string>[]).map((r) => {
-        const sendAt = BigInt(Date.parse(r.sendAt!.slice(0, 19) + "Z")) * 1_000_000n + BigInt(r.sendAt!.slice(20, 29));
+      // memvoy writes a file in Agenvoy's form back in it: integer times are read as text (past a JS number).
+      const text = readFileSync(historyFile(home, "s1"), "utf8").replace(/"sendAt":(\d+)/g, '"sendAt":"$1"');
+      const kept = (JSON.parse(text) as Record<string, string>[]).map((r) => {
+        const sendAt = /^\d+$/.test(r.sendAt!)
+          ? BigInt(r.sendAt!)
+          : BigInt(Date.parse(r.sendAt!.slice(0, 19) + "Z")) * 1_000_000n + BigInt(r.sendAt!.slice(20, 29));
         return `{"role":${JSON.stringify(r.role)},"content":${JSON.stringify(r.content)},"sendAt":${sendAt}${
           r.sender ? `,"sender":${JSON.stringify(r.sender)}` : ""
         }}`;

@@ -237,7 +237,7 @@ function extendMessages(
         inFile = true;
         return { ...r, content };
       });
-      const staged = inFile ? stageHistory(file, records) : undefined;
+      const staged = inFile ? stageHistory(file, records, doc.style) : undefined;
       let n = 0;
       try {
         withWriteLock(ctx.db, () => {

@@ -32,8 +32,13 @@ export type CorruptHistoryError = InstanceType<typeof CorruptHistoryError>;
 /** A parsed history. Records lacking an id (legacy) have `id: ""` until the write path assigns one. */
 export interface HistoryDoc {
   records: MessageRecord[];
-  /** true when any record needed normalising (no id, integer sendAt, headers in content). */
+  /** true when any record needed normalising (no id, a sendAt not in the file's style, headers in content). */
   legacy: boolean;
+  /**
+   * How the file writes sendAt: "ns" when its records carry Agenvoy's integer nanoseconds (its Go reader takes
+   * nothing else, so every rewrite keeps them so); undefined for memvoy's RFC 3339 strings (and a new file).
+   */
+  style?: TimeStyle;
   /** serialised size in bytes of `records` as this module writes them. */
   bytes: number;
   /** The file as this process last wrote it, or found it to agree with the archive (markHistoryChecked). */
@@ -123,11 +128,22 @@ export interface StagedHistory extends StagedFile {
   stamp(): string;
 }
 
-export function serializeRecord(r: MessageRecord): string {
-  const o: Record<string, string> = { id: r.id, role: r.role, content: r.content, sendAt: nsToRfc3339(r.sendAt) };
+/** How a history.json writes sendAt: RFC 3339 strings (memvoy's own files) or integer nanoseconds (Agenvoy's). */
+export type TimeStyle = "rfc3339" | "ns";
+
+/** JSON.rawJSON and JSON.isRawJSON (Bun has them; TypeScript's lib does not know them yet). */
+const Json = JSON as unknown as { rawJSON(text: string): unknown; isRawJSON(v: unknown): v is { rawJSON: string } };
+
+export function serializeRecord(r: MessageRecord, style?: TimeStyle): string {
+  // Integer nanoseconds are written from their digits: 19 digits do not fit a JS number.
+  const sendAt = style === "ns" ? Json.rawJSON(r.sendAt.toString()) : nsToRfc3339(r.sendAt);
+  const o: Record<string, unknown> = { id: r.id, role: r.role, content: r.content, sendAt };
   if (r.sender !== undefined) o.sender = r.sender;
   return JSON.stringify(o);
 }
+
+/** serializeRecord in `style`, for serializeHistory and the size of a file. */
+export const recordJson = (style: TimeStyle | undefined) => (r: MessageRecord) => serializeRecord(r, style);
 
 export function serializeHistory(
   records: readonly MessageRecord[],
@@ -137,11 +153,49 @@ export function serializeHistory(
 }
 
 /** Bytes one record adds to the file (its JSON plus the ",\n" separator). */
-export function recordBytes(r: MessageRecord): number {
-  return Buffer.byteLength(serializeRecord(r)) + 2;
+export function recordBytes(r: MessageRecord, style?: TimeStyle): number {
+  return Buffer.byteLength(serializeRecord(r, style)) + 2;
+}
+
+/** A JSON number as parsed (exact source text, see parseHistory): its digits when an integer, else its value. */
+function plain(v: unknown): unknown {
+  if (!Json.isRawJSON(v)) return v;
+  const source = v.rawJSON;
+  return Number.isInteger(Number(source)) ? source : Number(source);
+}
+
+const isIntegerToken = (v: unknown) => Json.isRawJSON(v) && /^-?\d+$/.test(v.rawJSON);
+
+/** "ns" when the last record of `items` that has a sendAt writes it as an integer (Agenvoy's convention). */
+function styleOf(items: unknown[]): TimeStyle | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const o = items[i];
+    if (!o || typeof o !== "object" || !("sendAt" in o)) continue;
+    const t = (o as { sendAt: unknown }).sendAt;
+    if (t === undefined || t === null) continue;
+    return isIntegerToken(t) ? "ns" : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The style of a file memvoy cannot parse (doctor moves a corrupt one aside): its last sendAt, from the text.
+ * undefined (RFC 3339) when there is none or the file cannot be read.
+ */
+export function historyStyleOfText(file: string): TimeStyle | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const all = [...text.matchAll(/"sendAt"\s*:\s*(-?\d|")/g)];
+  const last = all[all.length - 1];
+  return last && last[1] !== '"' ? "ns" : undefined;
 }
 
 function parseSendAt(raw: unknown): bigint | undefined {
+  raw = plain(raw);
   if (typeof raw !== "string") return undefined;
   if (!/^\d+$/.test(raw)) return parseTime(raw);
   // Nanoseconds past what a signed 64-bit count holds are no time (as a negative or garbled one is not), and 0 is
@@ -168,9 +222,9 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
   if (text.trim() === "") return { records: [], legacy: bom, bytes: 3, blank: true };
   let raw: unknown;
   try {
-    // Integers are taken from their source text: 19-digit nanoseconds do not fit a JS number.
+    // Numbers are kept as their source text (written back exactly): 19-digit nanoseconds do not fit a JS number.
     raw = JSON.parse(text, (_k, value, ctx?: { source?: string }) =>
-      typeof value === "number" && ctx?.source && Number.isInteger(value) ? ctx.source : value,
+      typeof value === "number" && ctx?.source ? Json.rawJSON(ctx.source) : value,
     );
   } catch (err) {
     const at = jsonErrorOffset(text);
@@ -179,6 +233,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
   if (!Array.isArray(raw))
     throw new CorruptHistoryError({ file, where: "top level", detail: "expected a JSON array of messages" });
   let legacy = bom;
+  const style = styleOf(raw);
   const records: MessageRecord[] = [];
   const missingTime: number[] = [];
   const seen = new Map<string, number>();
@@ -186,7 +241,15 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
     if (!item || typeof item !== "object" || Array.isArray(item)) {
       throw new CorruptHistoryError({ file, where: `record ${index + 1}`, detail: "expected an object" });
     }
-    const o = item as Record<string, unknown>;
+    const fields = item as Record<string, unknown>;
+    const o: Record<string, unknown> = {
+      id: plain(fields.id),
+      role: plain(fields.role),
+      content: plain(fields.content),
+      sendAt: fields.sendAt,
+      sender: plain(fields.sender),
+      tool_calls: fields.tool_calls,
+    };
     if (o.role === "system" || o.role === "tool" || (o.role === "assistant" && o.tool_calls)) {
       legacy = true; // tool traffic never belongs in history
       return;
@@ -203,15 +266,9 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
     let sendAt = parseSendAt(o.sendAt);
     let sender = typeof o.sender === "string" && o.sender !== "" ? o.sender : undefined;
     let content = text;
-    if (
-      typeof o.id !== "string" ||
-      o.id === "" ||
-      typeof o.content !== "string" ||
-      typeof o.sendAt !== "string" ||
-      /^\d+$/.test(o.sendAt)
-    ) {
-      legacy = true;
-    }
+    const sendAtInStyle =
+      style === "ns" ? isIntegerToken(o.sendAt) : typeof o.sendAt === "string" && !/^\d+$/.test(o.sendAt);
+    if (typeof o.id !== "string" || o.id === "" || typeof o.content !== "string" || !sendAtInStyle) legacy = true;
     if (typeof o.id !== "string" || o.id === "") {
       const stripped = stripLegacyHeaders(text);
       content = stripped.content;
@@ -241,7 +298,9 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
     records.push(rec);
   });
   fillMissingTimes(records, missingTime, mtimeNs);
-  return { records, legacy, bytes: Buffer.byteLength(serializeHistory(records)) };
+  const doc: HistoryDoc = { records, legacy, bytes: Buffer.byteLength(serializeHistory(records, recordJson(style))) };
+  if (style) doc.style = style;
+  return doc;
 }
 
 /** "id X is record N's too": a repeated id, in words. */
@@ -274,6 +333,7 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
     const records = options.shared ? hit.records : hit.records.slice();
     const doc: HistoryDoc = { records, legacy: hit.legacy, bytes: hit.bytes, checked: hit.checked, stamp };
     if (hit.blank) doc.blank = true;
+    if (hit.style) doc.style = hit.style;
     return doc;
   }
   const data = readFileSync(file);
@@ -339,14 +399,25 @@ export function markHistoryChecked(file: string, doc: HistoryDoc): void {
 export function stageHistory(
   file: string,
   records: readonly MessageRecord[],
+  style: TimeStyle | undefined,
   serialized?: ReadonlyMap<MessageRecord, string>,
   options: { syncLater?: boolean } = {},
 ): StagedHistory {
-  const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r);
-  const data = appendedData(file, records, json) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
-  return stageData(file, data, options, (stamp, size) =>
-    cachePut(file, { records: records.slice(), legacy: false, bytes: size, stamp, checked: true, data, size }),
-  );
+  const json = (r: MessageRecord) => serialized?.get(r) ?? serializeRecord(r, style);
+  const data = appendedData(file, records, json, style) ?? [Buffer.from(serializeHistory(records, json), "utf8")];
+  return stageData(file, data, options, (stamp, size) => {
+    const entry: CacheEntry = {
+      records: records.slice(),
+      legacy: false,
+      bytes: size,
+      stamp,
+      checked: true,
+      data,
+      size,
+    };
+    if (style) entry.style = style;
+    cachePut(file, entry);
+  });
 }
 
 /** Stage `data`; after the rename, `cached` is called with the file's new stamp (or the cache entry dropped). */
@@ -426,7 +497,7 @@ export function beginAppend(file: string, base: readonly MessageRecord[]): Pendi
         temp.discard();
         return undefined;
       }
-      const json = added.map((r) => serialized?.get(r) ?? serializeRecord(r)).join(",\n");
+      const json = added.map((r) => serialized?.get(r) ?? serializeRecord(r, hit.style)).join(",\n");
       const last = Buffer.from(",\n" + json + "\n]\n", "utf8");
       temp.write([last]);
       const chunks = head.concat(last);
@@ -445,8 +516,8 @@ export function beginAppend(file: string, base: readonly MessageRecord[]): Pendi
   };
 }
 
-export function writeHistory(file: string, records: readonly MessageRecord[]): void {
-  stageHistory(file, records).commit();
+export function writeHistory(file: string, records: readonly MessageRecord[], style?: TimeStyle): void {
+  stageHistory(file, records, style).commit();
 }
 
 const CLOSE = Buffer.from("\n]\n");
@@ -458,11 +529,13 @@ function appendedData(
   file: string,
   records: readonly MessageRecord[],
   json: (r: MessageRecord) => string,
+  style: TimeStyle | undefined,
 ): Buffer[] | undefined {
   const hit = cache.get(file);
   const tail = hit?.data[hit.data.length - 1];
   if (
     !hit ||
+    hit.style !== style ||
     !tail ||
     hit.records.length === 0 ||
     hit.records.length >= records.length ||

@@ -1,0 +1,115 @@
+// A history.json in Agenvoy's form stays readable by Agenvoy after memvoy rewrites it: every sendAt is written as
+// integer nanoseconds (Agenvoy decodes an int64 and fails on a string). memvoy's own files keep RFC 3339 times.
+// Checked with a second process that reads the file as Agenvoy's Go decoder does.
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+
+afterAll(removeTempHomes);
+
+const writer = join(import.meta.dir, "../fixture/agenvoy-writer-main.ts");
+const fileOf = (home: string) => join(home, "sessions", "s", "history.json");
+
+/** Agenvoy, as another process decoding sendAt as an int64 (a file with any other sendAt reads as no list). */
+function agenvoy(home: string, ...action: string[]): void {
+  const r = Bun.spawnSync(["bun", writer, fileOf(home), ...action], {
+    env: { ...process.env, AGENVOY_STRICT: "1" },
+  });
+  expect(r.exitCode).toBe(0);
+}
+
+async function run(home: string, ...args: string[]): Promise<string> {
+  const r = await cli(args, { home });
+  expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+  return r.stdout;
+}
+
+/** Each record's sendAt as its JSON token; throws unless it is a 19-digit integer (what an int64 decoder takes). */
+function int64Times(home: string): string[] {
+  const tokens: string[] = [];
+  JSON.parse(readFileSync(fileOf(home), "utf8"), (k, v, ctx?: { source?: string }) => {
+    if (k === "sendAt") tokens.push(typeof v === "number" ? (ctx?.source ?? "") : JSON.stringify(v));
+    return v;
+  });
+  for (const t of tokens) if (!/^\d{19}$/.test(t)) throw new Error(`sendAt ${t} is no int64 of nanoseconds`);
+  return tokens;
+}
+
+const records = (home: string) => JSON.parse(readFileSync(fileOf(home), "utf8")) as Record<string, unknown>[];
+const contents = async (home: string) =>
+  (JSON.parse(await run(home, "history", "s", "--json")) as { messages: { content: string }[] }).messages.map(
+    (m) => m.content,
+  );
+
+const IMAGE = { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgoQUFBQ", detail: "auto" } };
+const AGENVOY_FILE = `[{"role":"user","content":"where is the ferry schedule?","sendAt":1786000000123456789},${`{"role":"assistant","content":"on the harbour page","sendAt":1786000001123456789,"reasoning_content":"look it up","n":12345678901234567890},`}{"role":"user","content":[{"type":"text","text":"is this it?"},${JSON.stringify(IMAGE)}],"sendAt":1786000002123456789,"sender":"ana"}]`;
+
+function agenvoyHome(): string {
+  const home = tempHome();
+  mkdirSync(join(home, "sessions", "s"), { recursive: true, mode: 0o700 });
+  writeFileSync(fileOf(home), AGENVOY_FILE, { mode: 0o600 });
+  return home;
+}
+
+test("memvoy's add to Agenvoy's file writes integer sendAt: Agenvoy's next turn keeps every record", async () => {
+  const home = agenvoyHome();
+  await run(home, "add", "s", "--role", "assistant", "--content", "yes, the 9:15 one");
+  const times = int64Times(home);
+  expect(times.slice(0, 3)).toEqual(["1786000000123456789", "1786000001123456789", "1786000002123456789"]);
+  expect(times).toHaveLength(4);
+  expect(records(home)[2]!.sender).toBe("ana");
+  // The archive keeps the text.
+  expect(await contents(home)).toEqual([
+    "where is the ferry schedule?",
+    "on the harbour page",
+    "is this it?",
+    "yes, the 9:15 one",
+  ]);
+  agenvoy(home, "turn", "thanks");
+  expect(records(home).map((r) => r.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+  expect(await contents(home)).toEqual([
+    "where is the ferry schedule?",
+    "on the harbour page",
+    "is this it?",
+    "yes, the 9:15 one",
+    "thanks",
+  ]);
+  // Read again (records without ids, as Agenvoy writes them back) and rewritten by the next add: still Agenvoy's form.
+  await run(home, "add", "s", "--role", "assistant", "--content", "you are welcome");
+  expect(int64Times(home)).toHaveLength(6);
+  expect(JSON.parse(await run(home, "doctor", "--json")).ok).toBe(true);
+});
+
+test("compaction of Agenvoy's file keeps integer sendAt; a file memvoy makes keeps RFC 3339", async () => {
+  const home = agenvoyHome();
+  writeFileSync(join(home, "config.toml"), "[limits]\nmax_history_bytes = 4096\n");
+  const turns = Array.from({ length: 40 }, (_, i) =>
+    JSON.stringify({
+      role: i % 2 ? "assistant" : "user",
+      content: `turn ${i} about the ferry timetable ${"·".repeat(60)}`,
+    }),
+  ).join("\n");
+  const r = await cli(["add", "s"], { home, stdin: turns });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+  expect(statSync(fileOf(home)).size).toBeLessThanOrEqual(4096);
+  expect(int64Times(home).length).toBeGreaterThan(0);
+  agenvoy(home, "turn", "and on Sunday?");
+  expect(records(home).at(-2)!.content).toStartWith("turn 39 about the ferry timetable");
+  expect(records(home)[0]!.content).not.toBe("where is the ferry schedule?"); // compacted
+
+  const own = tempHome();
+  await run(own, "add", "s", "--role", "user", "--content", "a new session");
+  expect(readFileSync(fileOf(own), "utf8")).toMatch(/"sendAt":"\d{4}-\d\d-\d\dT[\d:.]+Z"/);
+});
+
+test("doctor --repair rebuilds a corrupt Agenvoy file in Agenvoy's form", async () => {
+  const home = agenvoyHome();
+  await run(home, "history", "s");
+  writeFileSync(fileOf(home), `${AGENVOY_FILE.slice(0, -1)},{"role":"user","content":"half`);
+  const r = await cli(["doctor", "--repair"], { home });
+  expect(r.code).toBe(0);
+  expect(int64Times(home)).toHaveLength(3);
+  agenvoy(home, "turn", "after the repair");
+  expect(records(home)).toHaveLength(4);
+});
