@@ -64,6 +64,12 @@ export const toRecord = (m: StoredMessage): MessageRecord =>
     ? { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt, sender: m.sender }
     : { id: m.id, role: m.role, content: m.content, sendAt: m.sendAt };
 
+/** `r` with what the file's record `from` kept beside memvoy's fields (see MessageRecord.kept). */
+function keptBy(r: MessageRecord, from: MessageRecord | undefined): MessageRecord {
+  if (from?.kept) r.kept = from.kept;
+  return r;
+}
+
 /**
  * Reconcile `doc` (history.json as read) with the archive. With `quick` (the write path), a file this process
  * wrote or checked, or whose record count and first and last ids are the recent tier's, is taken as it is: only
@@ -111,17 +117,22 @@ export function reconcileHistory(
   // which a rewrite of the file changes: it is also that row when role, sender and text agree (each row once).
   const untimed = doc.records.some((r) => r.id === "" && r.untimed) ? adoptedRows(recent, inFile, textKey) : undefined;
   const taken = new Set<string>();
-  const take = (rows: Map<string, string[]> | undefined, key: string) => {
+  // The file's record standing for each recent row: what its writer kept beside memvoy's fields goes back with it.
+  const standsFor = new Map<string, MessageRecord>();
+  for (const r of doc.records) if (r.kept && recentIds.has(r.id)) standsFor.set(r.id, r);
+  const take = (rows: Map<string, string[]> | undefined, r: MessageRecord, key: string) => {
     const ids = rows?.get(key);
     while (ids?.length) {
       const id = ids.shift()!;
-      if (!taken.has(id)) return taken.add(id);
+      if (taken.has(id)) continue;
+      if (r.kept) standsFor.set(id, r);
+      return taken.add(id);
     }
     return false;
   };
   // Exact matches first, so that a record with no time never takes a row another record is exactly.
-  const unmatched = doc.records.filter((r) => r.id === "" && !take(adopted, recordKey(r)));
-  const loose = unmatched.filter((r) => !(r.untimed && take(untimed, textKey(r))));
+  const unmatched = doc.records.filter((r) => r.id === "" && !take(adopted, r, recordKey(r)));
+  const loose = unmatched.filter((r) => !(r.untimed && take(untimed, r, textKey(r))));
   const held = taken.size; // recent rows the file holds without their ids
   const known = knownCopies(ctx, session, loose, recent, removing, inFile);
   const fresh = new Set(loose.filter((r) => !known.archived.has(r) && !known.removed.has(r)));
@@ -140,7 +151,7 @@ export function reconcileHistory(
   // /memory compact keeps the exchanges it judges worth it): they leave the window too.
   const pruned = all ? [] : prunedRows(recent, holds);
   const kept = start > 0 || pruned.length > 0 ? recent.slice(start).filter((m) => !pruned.includes(m)) : recent;
-  const records = kept.map(toRecord).concat(unseen);
+  const records = kept.map((m) => keptBy(toRecord(m), standsFor.get(m.id))).concat(unseen);
   const changed = doc.legacy || start > 0 || pruned.length > 0 || !sameRecords(records, doc.records);
   if (!changed && unseen.length === 0) markHistoryChecked(file, doc);
   const c: Reconciled = {

@@ -15,6 +15,12 @@ export interface MessageRecord {
   sender?: string;
   /** Set while reading a legacy record that had no time: sendAt was synthesized beside its neighbours. */
   untimed?: true;
+  /**
+   * What another program wrote in history.json beyond memvoy's fields, written back with the record: `fields`,
+   * the record as it was (numbers as their source text); `content`, its content parts when not a string, kept
+   * while the record's text is still `text` (the text memvoy read from them).
+   */
+  kept?: { fields: Record<string, unknown>; text: string; content?: unknown };
 }
 
 /** A message as the archive holds it: the record plus its session and its position (seq). */

@@ -1,8 +1,9 @@
 // A history.json in Agenvoy's form stays readable by Agenvoy after memvoy rewrites it: every sendAt is written as
-// integer nanoseconds (Agenvoy decodes an int64 and fails on a string). memvoy's own files keep RFC 3339 times.
-// Checked with a second process that reads the file as Agenvoy's Go decoder does.
+// integer nanoseconds (Agenvoy decodes an int64 and fails on a string), and records keep what Agenvoy wrote beyond
+// memvoy's fields (image parts, unknown fields). memvoy's own files keep RFC 3339 times. Checked with a second
+// process that reads the file as Agenvoy's Go decoder does.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
@@ -52,13 +53,17 @@ function agenvoyHome(): string {
   return home;
 }
 
-test("memvoy's add to Agenvoy's file writes integer sendAt: Agenvoy's next turn keeps every record", async () => {
+test("memvoy's add to Agenvoy's file writes integer sendAt and keeps image parts: Agenvoy's next turn keeps every record", async () => {
   const home = agenvoyHome();
   await run(home, "add", "s", "--role", "assistant", "--content", "yes, the 9:15 one");
   const times = int64Times(home);
   expect(times.slice(0, 3)).toEqual(["1786000000123456789", "1786000001123456789", "1786000002123456789"]);
   expect(times).toHaveLength(4);
-  expect(records(home)[2]!.sender).toBe("ana");
+  const [, second, third] = records(home);
+  expect(third!.content).toEqual([{ type: "text", text: "is this it?" }, IMAGE]);
+  expect(third!.sender).toBe("ana");
+  expect(readFileSync(fileOf(home), "utf8")).toContain('"n":12345678901234567890');
+  expect(second!.reasoning_content).toBe("look it up");
   // The archive keeps the text.
   expect(await contents(home)).toEqual([
     "where is the ferry schedule?",
@@ -78,6 +83,7 @@ test("memvoy's add to Agenvoy's file writes integer sendAt: Agenvoy's next turn 
   // Read again (records without ids, as Agenvoy writes them back) and rewritten by the next add: still Agenvoy's form.
   await run(home, "add", "s", "--role", "assistant", "--content", "you are welcome");
   expect(int64Times(home)).toHaveLength(6);
+  expect(records(home)[2]!.content).toEqual([{ type: "text", text: "is this it?" }, IMAGE]);
   expect(JSON.parse(await run(home, "doctor", "--json")).ok).toBe(true);
 });
 
@@ -101,6 +107,18 @@ test("compaction of Agenvoy's file keeps integer sendAt; a file memvoy makes kee
   const own = tempHome();
   await run(own, "add", "s", "--role", "user", "--content", "a new session");
   expect(readFileSync(fileOf(own), "utf8")).toMatch(/"sendAt":"\d{4}-\d\d-\d\dT[\d:.]+Z"/);
+});
+
+test("rm-message removes an image message from Agenvoy's file whole; the others keep their form", async () => {
+  const home = agenvoyHome();
+  const listed = JSON.parse(await run(home, "history", "s", "--json")) as { messages: { id: string }[] };
+  await run(home, "rm-message", listed.messages[2]!.id);
+  expect(int64Times(home)).toHaveLength(2);
+  expect(records(home).map((r) => r.content)).toEqual(["where is the ferry schedule?", "on the harbour page"]);
+  const sessionDir = join(home, "sessions", "s");
+  for (const name of readdirSync(sessionDir))
+    expect(readFileSync(join(sessionDir, name), "latin1")).not.toContain("iVBORw0KGgoQUFBQ");
+  expect(readFileSync(join(home, ".store", "history.db"), "latin1")).not.toContain("is this it?");
 });
 
 test("doctor --repair rebuilds a corrupt Agenvoy file in Agenvoy's form", async () => {

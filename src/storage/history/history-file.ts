@@ -134,11 +134,20 @@ export type TimeStyle = "rfc3339" | "ns";
 /** JSON.rawJSON and JSON.isRawJSON (Bun has them; TypeScript's lib does not know them yet). */
 const Json = JSON as unknown as { rawJSON(text: string): unknown; isRawJSON(v: unknown): v is { rawJSON: string } };
 
+/** Fields of a record memvoy writes itself; any other field another program wrote is kept as it wrote it. */
+const OWN_FIELDS = new Set(["id", "role", "content", "sendAt", "sender"]);
+
 export function serializeRecord(r: MessageRecord, style?: TimeStyle): string {
   // Integer nanoseconds are written from their digits: 19 digits do not fit a JS number.
   const sendAt = style === "ns" ? Json.rawJSON(r.sendAt.toString()) : nsToRfc3339(r.sendAt);
   const o: Record<string, unknown> = { id: r.id, role: r.role, content: r.content, sendAt };
   if (r.sender !== undefined) o.sender = r.sender;
+  const kept = r.kept;
+  if (kept) {
+    // Parts (an image beside the text) stay while the text memvoy holds is the text they had.
+    if (kept.content !== undefined && kept.text === r.content) o.content = kept.content;
+    for (const k in kept.fields) if (!OWN_FIELDS.has(k)) o[k] = kept.fields[k];
+  }
   return JSON.stringify(o);
 }
 
@@ -268,7 +277,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
     let content = text;
     const sendAtInStyle =
       style === "ns" ? isIntegerToken(o.sendAt) : typeof o.sendAt === "string" && !/^\d+$/.test(o.sendAt);
-    if (typeof o.id !== "string" || o.id === "" || typeof o.content !== "string" || !sendAtInStyle) legacy = true;
+    if (typeof o.id !== "string" || o.id === "" || !sendAtInStyle) legacy = true;
     if (typeof o.id !== "string" || o.id === "") {
       const stripped = stripLegacyHeaders(text);
       content = stripped.content;
@@ -295,6 +304,11 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
       sendAt: sendAt ?? 0n,
     };
     if (sender !== undefined) rec.sender = sender;
+    // Content parts (an image beside the text) and fields memvoy does not know are written back as they were.
+    const parts = typeof o.content === "string" ? undefined : fields.content;
+    const extra = Object.keys(fields).some((k) => !OWN_FIELDS.has(k));
+    if (parts !== undefined || extra)
+      rec.kept = { fields, text: content, ...(parts !== undefined && { content: parts }) };
     records.push(rec);
   });
   fillMissingTimes(records, missingTime, mtimeNs);
