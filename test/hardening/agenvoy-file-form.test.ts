@@ -131,3 +131,18 @@ test("doctor --repair rebuilds a corrupt Agenvoy file in Agenvoy's form", async 
   agenvoy(home, "turn", "after the repair");
   expect(records(home)).toHaveLength(4);
 });
+
+test("a file from Agenvoy before sendAt (times in a header, no ids) is written with integer sendAt", async () => {
+  const home = tempHome();
+  mkdirSync(join(home, "sessions", "s"), { recursive: true, mode: 0o700 });
+  const header = "---\n當前時間: 2026-08-01 09:30:00\n工作目錄: /srv\n---\n";
+  const records = [
+    { role: "user", content: `${header}when does the ferry leave?` },
+    { role: "assistant", content: "at 9:15" },
+  ];
+  writeFileSync(fileOf(home), JSON.stringify(records), { mode: 0o600 });
+  await run(home, "add", "s", "--role", "user", "--content", "and back?");
+  expect(int64Times(home)).toHaveLength(3);
+  agenvoy(home, "turn", "thanks");
+  expect(await contents(home)).toEqual(["when does the ferry leave?", "at 9:15", "and back?", "thanks"]);
+});

@@ -175,16 +175,20 @@ function plain(v: unknown): unknown {
 
 const isIntegerToken = (v: unknown) => Json.isRawJSON(v) && /^-?\d+$/.test(v.rawJSON);
 
-/** "ns" when the last record of `items` that has a sendAt writes it as an integer (Agenvoy's convention). */
+/**
+ * "ns" when the last record of `items` that has a sendAt writes it as an integer (Agenvoy's convention), or when
+ * none has a sendAt nor an id (Agenvoy before sendAt: its later versions read an int64, the older ignore it).
+ */
 function styleOf(items: unknown[]): TimeStyle | undefined {
+  let ids = false;
   for (let i = items.length - 1; i >= 0; i--) {
-    const o = items[i];
-    if (!o || typeof o !== "object" || !("sendAt" in o)) continue;
-    const t = (o as { sendAt: unknown }).sendAt;
-    if (t === undefined || t === null) continue;
-    return isIntegerToken(t) ? "ns" : undefined;
+    const o = items[i] as { sendAt?: unknown; id?: unknown } | null;
+    if (!o || typeof o !== "object") continue;
+    if (typeof o.id === "string" && o.id !== "") ids = true;
+    if (o.sendAt === undefined || o.sendAt === null) continue;
+    return isIntegerToken(o.sendAt) ? "ns" : undefined;
   }
-  return undefined;
+  return items.length > 0 && !ids ? "ns" : undefined;
 }
 
 /**
