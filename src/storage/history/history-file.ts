@@ -354,22 +354,68 @@ export function readHistory(file: string, options: { shared?: boolean } = {}): H
     if (hit.style) doc.style = hit.style;
     return doc;
   }
-  const data = readFileSync(file);
-  const mtimeNs = BigInt(stamp.split(":")[2]!);
-  const doc: HistoryDoc = { ...parseHistory(historyText(data, file), file, mtimeNs), stamp };
-  if (!doc.legacy)
-    cachePut(file, { ...doc, stamp, records: doc.records.slice(), checked: false, data: [data], size: data.length });
-  return doc;
+  return readSettled(file, stamp, (data, at) => {
+    const doc: HistoryDoc = { ...parseHistory(historyText(data, file), file, mtimeOf(at)), stamp: at };
+    if (!doc.legacy)
+      cachePut(file, {
+        ...doc,
+        stamp: at,
+        records: doc.records.slice(),
+        checked: false,
+        data: [data],
+        size: data.length,
+      });
+    return doc;
+  });
+}
+
+const mtimeOf = (stamp: string) => BigInt(stamp.split(":")[2]!);
+
+/** A file that fails to parse, or holds no text, is re-read while its mtime is younger than this (ms). */
+const SETTLE_MS = 1000;
+/** The longest a read waits for such a file: then it is what it is (corrupt, or blank). */
+const SETTLE_MAX_MS = 2000;
+
+/**
+ * Read and parse the file found as `stamp`. Agenvoy writes history.json in place (truncate, then write): a read
+ * that meets it half written finds no text, or JSON cut short. Such a file is read again (with a short backoff)
+ * while it keeps changing or was changed a moment ago, up to SETTLE_MAX_MS; only one that stays unparseable
+ * is corrupt, and only one that stays empty is blank.
+ */
+function readSettled(
+  file: string,
+  stamp: string | undefined,
+  parse: (data: Buffer, stamp: string) => HistoryDoc,
+): HistoryDoc {
+  const start = Date.now();
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    if (stamp === undefined) return { records: [], legacy: false, bytes: 3 }; // deleted meanwhile
+    let doc: HistoryDoc | undefined;
+    let failure: unknown;
+    try {
+      doc = parse(readFileSync(file), stamp);
+      if (!doc.blank) return doc;
+    } catch (err) {
+      if (!(err instanceof CorruptHistoryError)) throw err;
+      failure = err;
+    }
+    const now = stampOf(file);
+    const settled = now === stamp && Date.now() - Number(mtimeOf(stamp) / 1_000_000n) >= SETTLE_MS;
+    if (settled || Date.now() - start >= SETTLE_MAX_MS) {
+      if (doc) return doc;
+      throw failure;
+    }
+    if (now === stamp) Bun.sleepSync(pause);
+    stamp = now;
+  }
 }
 
 /** Read history.json for a repair, uncached: a record repeating an earlier one's id is left out, given to `onRepeat`. */
 export function readHistoryRepeats(file: string, onRepeat: (r: RepeatedId) => void): HistoryDoc {
-  const stamp = stampOf(file);
-  if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
-  return {
-    ...parseHistory(historyText(readFileSync(file), file), file, BigInt(stamp.split(":")[2]!), onRepeat),
+  return readSettled(file, stampOf(file), (data, stamp) => ({
+    ...parseHistory(historyText(data, file), file, mtimeOf(stamp), onRepeat),
     stamp,
-  };
+  }));
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
