@@ -14,6 +14,7 @@ import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
 import { forgetHistoryStamp, saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { leaveWindow, reconcileHistory, type ReconcileOptions } from "./history-reconcile.ts";
+import { rememberStyle, styleToRemember, withSessionStyle } from "./history-style.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
 /** Under the home's writer lock, only its holder writes a history.json: another process's temp file of it is stale. */
@@ -71,7 +72,7 @@ export function rollForward(
 ): { restored: number; rewritten: boolean } {
   const file = ctx.paths.history(session);
   for (let attempt = 1; ; attempt++) {
-    const doc = readHistory(file);
+    const doc = withSessionStyle(ctx, session, readHistory(file));
     const c = reconcileHistory(ctx, session, doc, file, o);
     if (!c.changed) return { restored: 0, rewritten: false };
     if (c.dropped > 0) withWriteLock(ctx.db, () => leaveWindow(ctx, session, c, ctx.now()));
@@ -89,9 +90,11 @@ export function rollForward(
     }
     const stamp = staged.stamp(); // the temp file's: taken before the rename
     staged.commit();
-    if (c.unseen.length > 0)
-      forgetHistoryCache(file); // not checked yet: the next write (or read) adopts them
-    else withWriteLock(ctx.db, () => saveHistoryStamp(ctx.db, session, stamp));
+    if (c.unseen.length > 0) forgetHistoryCache(file); // not checked yet: the next write (or read) adopts them
+    withWriteLock(ctx.db, () => {
+      if (c.unseen.length === 0) saveHistoryStamp(ctx.db, session, stamp);
+      rememberStyle(ctx, session, styleToRemember(doc, true));
+    });
     return { restored: c.restored, rewritten: true };
   }
 }

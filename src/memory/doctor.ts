@@ -19,7 +19,7 @@ import {
 import { quickCheck } from "../storage/sqlite/maintenance.ts";
 import { countSessionMessages, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { listSessionRows } from "../storage/sqlite/sessions-repo.ts";
-import { saveHistoryStamp } from "../storage/sqlite/history-stamps-repo.ts";
+import { historyStyleOf, saveHistoryStamp, saveHistoryStyle } from "../storage/sqlite/history-stamps-repo.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import {
   NotAFileError,
@@ -247,10 +247,12 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string): string {
       }
       const recent = withWriteLock(ctx.db, () => {
         const rows = listSessionMessages(ctx.db, session, { recentOnly: true });
-        // Written in the bad file's style: Agenvoy's reader takes only integer sendAt.
-        const style = aside ? historyStyleOfText(aside) : undefined;
+        // Written in the bad file's style (or, with no file, the session's last one): Agenvoy's reader takes only
+        // integer sendAt.
+        const style = aside ? historyStyleOfText(aside) : historyStyleOf(ctx.db, session) === "ns" ? "ns" : undefined;
         const staged = stageHistory(ctx.paths.history(session), rows.map(toRecord), style);
         saveHistoryStamp(ctx.db, session, staged.stamp());
+        saveHistoryStyle(ctx.db, session, style ?? "rfc3339");
         return { rows, staged };
       });
       recent.staged.commit();

@@ -22,6 +22,7 @@ import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { UNDER_HOME_LOCK, rollForward } from "./crash-recovery.ts";
 import { removeStaleTempFiles } from "../shared/stale-temp-files.ts";
 import { withHomeLock } from "./home-lock.ts";
+import { rememberStyle, styleToRemember } from "./history-style.ts";
 import { removeKeptCopies } from "./kept-copies.ts";
 import type { MemoryContext } from "./memory-context.ts";
 
@@ -61,12 +62,15 @@ export function resetSession(ctx: MemoryContext, session: string, all = false): 
   return withHomeLock(
     ctx,
     () => {
-      readHistory(ctx.paths.history(session)); // a corrupt file is refused (CorruptHistoryError), never deleted unseen
+      // A corrupt file is refused (CorruptHistoryError), never deleted unseen. Its form outlives it: the next file
+      // memvoy writes is in it (Agenvoy reads only its own).
+      const style = styleToRemember(readHistory(ctx.paths.history(session)));
       refuseUnchangeable(kind === "reset-all" ? "reset --all" : "reset", session, [ctx.paths.session(session)]);
       const removed = withWriteLock(ctx.db, () => {
         const now = ctx.now();
         recordSessionDeletion(ctx.db, session, kind, now);
         forgetHistoryStamp(ctx.db, session);
+        rememberStyle(ctx, session, style, now);
         return deleteSessionMessages(ctx.db, session, now);
       });
       faultPoint("after-deletion-commit");

@@ -36,6 +36,7 @@ import { compactionPlan } from "./compaction.ts";
 import { rollForward } from "./crash-recovery.ts";
 import { leaveWindow, reconcileHistory, type ReconcileOptions, type Reconciled } from "./history-reconcile.ts";
 import { withHomeLock } from "./home-lock.ts";
+import { rememberStyle, styleToRemember, styleUnknown, withSessionStyle } from "./history-style.ts";
 import type { MemoryContext } from "./memory-context.ts";
 import { checkNewMessage, checkRepeatedKeys, REMOVED_ID, type NewMessage } from "./message-input.ts";
 
@@ -150,7 +151,7 @@ export function appendRecords(
       // than the check.)
       const made = lstatSync(dir, { throwIfNoEntry: false }) === undefined;
       if (made) ensureDir(dir);
-      const doc = readHistory(file, { shared: true });
+      const doc = withSessionStyle(ctx, session, readHistory(file, { shared: true }));
       const limit = ctx.config.limits.max_history_bytes;
       // Away from the limit (most adds) the file's current bytes are written, and their write-back started,
       // before the new records are worked out: the disk is busy meanwhile.
@@ -190,6 +191,7 @@ export function appendRecords(
           insertMessages(ctx.db, session, added, now, idempotencyKeys ? { idempotencyKeys } : undefined);
           // What the file will be once renamed into place: a read that finds it so parses nothing (sessions-list.ts).
           saveHistoryStamp(ctx.db, session, staged.stamp());
+          rememberStyle(ctx, session, styleToRemember(doc, true));
           inTransaction?.(now);
           if (kept) {
             const first = kept[0]!;
@@ -271,16 +273,19 @@ export function adoptHistory(
   return withHomeLock(
     ctx,
     () => {
-      const doc = (o.read ?? readHistory)(file);
+      const doc = withSessionStyle(ctx, session, (o.read ?? readHistory)(file));
       const c = adoptable(ctx, session, doc, file, { renewForeign: o.renewForeign });
       const stamp = doc.stamp;
       if (c.unseen.length === 0 && !c.changed) {
         // The file agrees with the archive: reads take it as it is until it changes (sessions-list.ts).
         const known = historyStampOf(ctx.db, session);
-        if (stamp !== known)
-          withWriteLock(ctx.db, () =>
-            stamp !== undefined ? saveHistoryStamp(ctx.db, session, stamp) : forgetHistoryStamp(ctx.db, session),
-          );
+        const style = styleToRemember(doc);
+        if (stamp !== known || styleUnknown(ctx, session, style))
+          withWriteLock(ctx.db, () => {
+            if (stamp !== undefined) saveHistoryStamp(ctx.db, session, stamp);
+            else forgetHistoryStamp(ctx.db, session);
+            rememberStyle(ctx, session, style);
+          });
         return c;
       }
       // A history.json deleted by its other writer (Agenvoy's reset) stays deleted: its rows only leave the window.
@@ -292,6 +297,7 @@ export function adoptHistory(
           insertMessages(ctx.db, session, c.unseen, now);
           if (staged) saveHistoryStamp(ctx.db, session, staged.stamp());
           else forgetHistoryStamp(ctx.db, session);
+          rememberStyle(ctx, session, styleToRemember(doc, staged !== undefined));
         });
       } catch (err) {
         staged?.discard();

@@ -1,11 +1,15 @@
 // A history.json in Agenvoy's form stays readable by Agenvoy after memvoy rewrites it: every sendAt is written as
 // integer nanoseconds (Agenvoy decodes an int64 and fails on a string), and records keep what Agenvoy wrote beyond
-// memvoy's fields (image parts, unknown fields). memvoy's own files keep RFC 3339 times. Checked with a second
-// process that reads the file as Agenvoy's Go decoder does.
+// memvoy's fields (image parts, unknown fields). memvoy's own files keep RFC 3339 times. The form outlives the file: a
+// file a reset deleted, or an empty list, is written again in it. Checked with a second process that reads the file as
+// Agenvoy's Go decoder does.
+import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SCHEMA_VERSION } from "../../src/storage/sqlite/migrations/schema-version.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { undoV010 } from "../fixture/old-schema.ts";
 
 afterAll(removeTempHomes);
 
@@ -145,4 +149,52 @@ test("a file from Agenvoy before sendAt (times in a header, no ids) is written w
   expect(int64Times(home)).toHaveLength(3);
   agenvoy(home, "turn", "thanks");
   expect(await contents(home)).toEqual(["when does the ferry leave?", "at 9:15", "and back?", "thanks"]);
+});
+
+test("reset of Agenvoy's file, then an add: the new file is in Agenvoy's form, and Agenvoy's next turn keeps the add", async () => {
+  const home = agenvoyHome();
+  await run(home, "history", "s");
+  await run(home, "reset", "s");
+  await run(home, "add", "s", "--role", "user", "--content", "a fresh start");
+  expect(int64Times(home)).toHaveLength(1);
+  agenvoy(home, "turn", "and the return trip?");
+  expect(records(home).map((r) => r.content)).toEqual(["a fresh start", "and the return trip?"]);
+  expect(await contents(home)).toEqual(["a fresh start", "and the return trip?"]);
+  // A reset that reads the file for the first time remembers its form too.
+  const first = agenvoyHome();
+  await run(first, "reset", "s");
+  await run(first, "add", "s", "--role", "user", "--content", "a fresh start");
+  expect(int64Times(first)).toHaveLength(1);
+});
+
+for (const how of ["empty", "delete"] as const)
+  test(`Agenvoy ${how === "empty" ? "empties its list ([])" : "deletes the file (its reset)"}, then an add: Agenvoy's form`, async () => {
+    const home = agenvoyHome();
+    await run(home, "add", "s", "--role", "assistant", "--content", "yes, the 9:15 one");
+    agenvoy(home, how);
+    await run(home, "add", "s", "--role", "user", "--content", "a fresh start");
+    expect(int64Times(home)).toHaveLength(1);
+    agenvoy(home, "turn", "and the return trip?");
+    expect(await contents(home)).toEqual(["a fresh start", "and the return trip?"]);
+  });
+
+test("a home from before the form was remembered is upgraded: its sessions learn it on the next read", async () => {
+  const home = agenvoyHome();
+  await run(home, "history", "s");
+  const db = new Database(join(home, ".store", "history.db"));
+  try {
+    undoV010(db);
+  } finally {
+    db.close();
+  }
+  await run(home, "reset", "s");
+  await run(home, "add", "s", "--role", "user", "--content", "a fresh start");
+  expect(int64Times(home)).toHaveLength(1);
+  const upgraded = new Database(join(home, ".store", "history.db"), { readonly: true });
+  try {
+    expect(upgraded.query("PRAGMA user_version").get()).toEqual({ user_version: SCHEMA_VERSION });
+    expect(upgraded.query("SELECT history_style AS style FROM sessions WHERE id = 's'").get()).toEqual({ style: "ns" });
+  } finally {
+    upgraded.close();
+  }
 });

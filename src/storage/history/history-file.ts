@@ -50,6 +50,11 @@ export interface HistoryDoc {
    * made empty by hand. It holds no list, so it is no emptied list either.
    */
   blank?: true;
+  /**
+   * The file tells nothing of its form: it is missing, blank or an empty list. Whoever writes it next decides the
+   * form from what it knows of the session (the form memvoy last met in it), not from `style`.
+   */
+  formless?: true;
 }
 
 interface CacheEntry extends HistoryDoc {
@@ -232,7 +237,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
   // A byte order mark (a file saved by a Windows editor) is no part of the JSON: read past it; the next write drops it.
   const bom = text.charCodeAt(0) === 0xfeff;
   if (bom) text = text.slice(1);
-  if (text.trim() === "") return { records: [], legacy: bom, bytes: 3, blank: true };
+  if (text.trim() === "") return { records: [], legacy: bom, bytes: 3, blank: true, formless: true };
   let raw: unknown;
   try {
     // Numbers are kept as their source text (written back exactly): 19-digit nanoseconds do not fit a JS number.
@@ -318,6 +323,7 @@ export function parseHistory(text: string, file: string, mtimeNs = 0n, onRepeat?
   fillMissingTimes(records, missingTime, mtimeNs);
   const doc: HistoryDoc = { records, legacy, bytes: Buffer.byteLength(serializeHistory(records, recordJson(style))) };
   if (style) doc.style = style;
+  if (raw.length === 0) doc.formless = true;
   return doc;
 }
 
@@ -345,12 +351,13 @@ function fillMissingTimes(records: MessageRecord[], missing: number[], fallback:
  */
 export function readHistory(file: string, options: { shared?: boolean } = {}): HistoryDoc {
   const stamp = stampOf(file);
-  if (stamp === undefined) return { records: [], legacy: false, bytes: 3 };
+  if (stamp === undefined) return { records: [], legacy: false, bytes: 3, formless: true };
   const hit = cacheGet(file);
   if (hit && hit.stamp === stamp) {
     const records = options.shared ? hit.records : hit.records.slice();
     const doc: HistoryDoc = { records, legacy: hit.legacy, bytes: hit.bytes, checked: hit.checked, stamp };
     if (hit.blank) doc.blank = true;
+    if (hit.formless) doc.formless = true;
     if (hit.style) doc.style = hit.style;
     return doc;
   }
@@ -389,7 +396,7 @@ function readSettled(
 ): HistoryDoc {
   const start = Date.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    if (stamp === undefined) return { records: [], legacy: false, bytes: 3 }; // deleted meanwhile
+    if (stamp === undefined) return { records: [], legacy: false, bytes: 3, formless: true }; // deleted meanwhile
     let doc: HistoryDoc | undefined;
     let failure: unknown;
     try {
@@ -480,6 +487,7 @@ export function stageHistory(
       size,
     };
     if (style) entry.style = style;
+    if (records.length === 0) entry.formless = true;
     cachePut(file, entry);
   });
 }

@@ -12,6 +12,7 @@ import v06 from "./010-v0.6.sql" with { type: "text" };
 import v07 from "./011-v0.7.sql" with { type: "text" };
 import v08 from "./012-v0.8.sql" with { type: "text" };
 import v09 from "./013-v0.9.sql" with { type: "text" };
+import v010 from "./014-v0.10.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly string[] = [
   core,
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly string[] = [
   v07,
   v08,
   v09,
+  v010,
 ];
