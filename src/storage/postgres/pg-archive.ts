@@ -339,8 +339,8 @@ export class PgArchive implements ArchivePort {
   }
 
   /**
-   * ILIKE selects (the trigram indexes of migrations 005 and 006, one per tier, serve it when pg_trgm exists); each
-   * row is checked here.
+   * ILIKE selects (the recent tier's trigram index of migration 005 serves it when pg_trgm exists; the archived tier's
+   * is a scan, newest first); each row is checked here.
    */
   private async holding(
     tier: string,
