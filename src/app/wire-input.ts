@@ -1,6 +1,7 @@
 // valibot schemas for input that crosses a boundary: messages given to add (flags, JSONL lines, library), error records.
 import * as v from "valibot";
 import { parseTimeOrThrow } from "../shared/time.ts";
+import { sendAtAsWritten } from "../shared/send-at-text.ts";
 import { checkNewMessage, InvalidMessageError, messageSignature, type NewMessage } from "../memory/message-input.ts";
 import { issueFacts } from "../shared/schema-issues.ts";
 import { checkRecordInput } from "../memory/error-memory/error-input.ts";
@@ -46,10 +47,7 @@ export function parseJsonlLine(text: string, line: number, maxMessageBytes: numb
   const where = `stdin line ${line}`;
   let raw: unknown;
   try {
-    // Integers keep their exact text (19-digit nanoseconds).
-    raw = JSON.parse(trimmed, (key, val, ctx?: { source?: string }) =>
-      key === "sendAt" && typeof val === "number" && Number.isInteger(val) && ctx?.source ? ctx.source : val,
-    );
+    raw = JSON.parse(trimmed, sendAtAsWritten);
   } catch {
     // Plain text piped without --role: say how plain text is read.
     const plainText = line === 1 && !trimmed.startsWith("{");

@@ -2,6 +2,7 @@
 // with the size limit applied while the body streams in.
 import { isUtf8 } from "node:buffer";
 import { namedError } from "../shared/errors.ts";
+import { fractionAsWritten } from "../shared/send-at-text.ts";
 
 /** The body is over [http] max_body_bytes: by its Content-Length (`declared`), or as it streamed in. */
 export const BodyTooLargeError = namedError<{ maxBytes: number; declared?: number }>(
@@ -53,7 +54,7 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   const text = new TextDecoder().decode(utf8Body(await readBodyBytes(req, maxBytes)));
   if (text.trim() === "") return {};
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, fractionAsWritten);
   } catch {
     throw new BodyShapeError({ problem: "not-json" });
   }

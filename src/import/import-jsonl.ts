@@ -4,6 +4,7 @@ import { describeError } from "../shared/describe-error.ts";
 import type { ImportTarget } from "../app/import-target.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { recordTime } from "./record-time.ts";
+import { sendAtAsWritten } from "../shared/send-at-text.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
 import { NotThisFormatError, type Problem } from "./import-types.ts";
 import { isObject, streamLines, tryJson, wholeLines, type Line } from "./read-lines.ts";
@@ -136,7 +137,9 @@ async function readOne(
     end = l.end;
     if (l.text.trim() === "") continue;
     lines++;
-    const r = tryJson(l.text);
+    let r = tryJson(l.text);
+    // A number sendAt is read from its text (a float loses digits); only such a line pays for the reviver.
+    if (isObject(r) && typeof r.sendAt === "number") r = tryJson(l.text, sendAtAsWritten);
     if (!isObject(r)) {
       skip({ file, line: l.line, reason: "not valid JSON" });
       continue;

@@ -203,9 +203,12 @@ export const textOf = (bytes: Uint8Array): string => decoder.decode(bytes);
 export const readText = (file: string): string => textOf(readFileSync(file));
 
 /** JSON.parse that answers undefined instead of throwing. */
-export function tryJson(text: string): unknown {
+export function tryJson(
+  text: string,
+  reviver?: (key: string, val: unknown, ctx?: { source?: string }) => unknown,
+): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, reviver);
   } catch {
     return undefined;
   }

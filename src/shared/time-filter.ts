@@ -105,7 +105,9 @@ function unclampedBound(text: string, kind: "since" | "until", now: Nanos): Nano
   // A date before 1970 or past 2262 (--since 1900-01-01 for "from the start") is moved to the edge by
   // parseTimeBound, as the relative forms are.
   const t = parseTimeUnchecked(s);
-  if (t === undefined || (/^-?\d+$/.test(s) && s.length < 9)) {
+  // A short number (--since 3) is no unix time anyone means: refused rather than read as 1970.
+  const whole = /^-?(\d+)(?:\.\d+)?$/.exec(s);
+  if (t === undefined || (whole && whole[1]!.length < 9)) {
     throw new InvalidTimeBoundError({ kind, text });
   }
   if (kind === "until" && DATE_ONLY.test(s)) {
@@ -148,8 +150,8 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
   const bound = (v: TimeBound | undefined, kind: "since" | "until") => {
     if (v === undefined) return undefined;
     if (typeof v === "bigint") return withinStored(kind === "until" ? v + 1n : v);
-    if (typeof v === "number" && Number.isInteger(v)) {
-      // A JSON number: unix seconds, milliseconds, microseconds or nanoseconds, by its digits (like --at).
+    if (typeof v === "number" && Number.isFinite(v)) {
+      // A JSON number: unix seconds (a fraction allowed), milliseconds, microseconds or nanoseconds, by its digits (like --at).
       const t = parseTimeUnchecked(String(v));
       if (t !== undefined) return withinStored(kind === "until" ? untilEnd(t, String(v)) : t);
     }

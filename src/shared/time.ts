@@ -77,7 +77,8 @@ const DATE_TIME =
 
 /**
  * Parse a time. Accepts RFC 3339 (with zone), a zone-less `YYYY-MM-DD[ HH:MM[:SS[.frac]]]` read in the
- * local timezone, or an integer of seconds (<=10 digits), milliseconds (13), microseconds (16) or ns (19).
+ * local timezone, or a unix time of seconds (<=11 digits), milliseconds (12-14), microseconds (15-17) or ns (18-19),
+ * a fraction of that unit allowed (1765000000.5).
  * Returns undefined when the text is not a time.
  */
 export function parseTime(text: string): Nanos | undefined {
@@ -106,6 +107,8 @@ export function parseTimeUnchecked(text: string): Nanos | undefined {
     if (digits <= 19) return n;
     return undefined;
   }
+  const unix = unixDecimal(s);
+  if (unix) return unix.ns;
   const m = DATE_TIME.exec(s);
   if (!m) return undefined;
   const [, y, mo, d, h = "0", mi = "0", se = "0", frac = "", zone] = m;
@@ -142,6 +145,30 @@ export function parseTimeUnchecked(text: string): Nanos | undefined {
   return BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, "0") || "0");
 }
 
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d{1,3}))?$/i;
+
+/**
+ * A unix time with a fraction or an exponent (1765000000.5, what time.time() gives), read from its decimal text
+ * exactly (never through a float); its whole part's digits give the unit as for an integer. Digits past the
+ * nanosecond are dropped. `span`: the moment its last digit names.
+ */
+function unixDecimal(s: string): { ns: Nanos; span: Nanos } | undefined {
+  const m = DECIMAL.exec(s);
+  if (!m || (m[3] === undefined && m[4] === undefined)) return undefined;
+  const [, sign, whole, frac = "", exp = "0"] = m;
+  const digits = whole! + frac;
+  const point = whole!.length + Number(exp);
+  if (point > 40) return undefined;
+  const intText = (point <= 0 ? "" : digits.slice(0, point).padEnd(point, "0")).replace(/^0+/, "");
+  const fracText = point >= 0 ? digits.slice(point) : "0".repeat(-point) + digits;
+  const n = Math.max(1, intText.length);
+  const scale = n <= 11 ? 9 : n <= 14 ? 6 : n <= 17 ? 3 : n <= 19 ? 0 : -1;
+  if (scale < 0) return undefined;
+  const kept = fracText.replace(/0+$/, "").slice(0, scale);
+  const ns = BigInt(intText || "0") * 10n ** BigInt(scale) + BigInt(kept.padEnd(scale, "0") || "0");
+  return { ns: sign ? -ns : ns, span: 10n ** BigInt(scale - Math.min(scale, fracText.length)) };
+}
+
 /**
  * How long the moment a time's text names lasts, by the precision it is written in: a second for
  * "2026-05-01 09:30:15" (as times are displayed), a minute for "09:30", 1 ms for "…15.123" or a 13-digit unix time,
@@ -153,6 +180,8 @@ export function timeSpan(text: string): Nanos | undefined {
     const digits = s.replace("-", "").length;
     return digits <= 11 ? NS_PER_SEC : digits <= 14 ? NS_PER_MS : digits <= 17 ? 1000n : 1n;
   }
+  const unix = unixDecimal(s);
+  if (unix) return unix.span;
   const m = DATE_TIME.exec(s);
   if (!m) return undefined;
   if (m[4] === undefined) return m[8] ? NS_PER_DAY : undefined; // a day in a given zone; a local one varies (DST)
@@ -160,11 +189,14 @@ export function timeSpan(text: string): Nanos | undefined {
   return 10n ** BigInt(9 - (m[7]?.length ?? 0));
 }
 
+/** The forms a time may take, as an error names them. */
+export const UNIX_FORMS =
+  'use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds (a fraction allowed: 1765000000.5), ms, us or ns';
+
 export const InvalidTimeError = namedError<{ what: string; text: string; problem?: string }>(
   "InvalidTimeError",
   "input",
-  (d) =>
-    `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? 'use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns'}`,
+  (d) => `invalid ${d.what} ${JSON.stringify(d.text)}: ${d.problem ?? UNIX_FORMS}`,
 );
 export type InvalidTimeError = InstanceType<typeof InvalidTimeError>;
 

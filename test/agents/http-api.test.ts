@@ -190,7 +190,7 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     const ns = "1764900000123456789";
     const asNumber = `{"messages":[{"role":"user","content":"number","sendAt":${ns}}]}`;
     expect(await errorOf(await post("/v1/sessions/ns/messages", asNumber), 400)).toBe(
-      "add: message 1: sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+      "add: message 1: sendAt as a number must be unix seconds (a fraction allowed), ms or us: a number past 2^53 (9007199254740991), such as nanoseconds, has lost digits in JSON; send it as a string",
     );
     const asText = await post("/v1/sessions/ns/messages", {
       messages: [{ role: "user", content: "text", sendAt: ns }],

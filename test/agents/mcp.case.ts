@@ -397,7 +397,7 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
           session: "ok",
           messages: [{ role: "user", content: "x", sendAt: Number("1764900000123456789") }],
         }),
-      ).toContain("message 1: sendAt as a number must be a whole number");
+      ).toContain("message 1: sendAt as a number must be unix seconds (a fraction allowed), ms or us");
       expect(await refused(c, "chat_history", { mode: "timeline" })).toContain(
         "mode must be search, recent, around, get or sessions",
       );

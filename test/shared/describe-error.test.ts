@@ -257,7 +257,7 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   ],
   [
     new InvalidTimeError({ what: "--at", text: "soon" }),
-    'invalid --at "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds/ms/ns',
+    'invalid --at "soon": use RFC 3339 (2026-05-01T09:30:00Z), local "2026-05-01 09:30[:00]", or unix seconds (a fraction allowed: 1765000000.5), ms, us or ns',
     2,
   ],
   [

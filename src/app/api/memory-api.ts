@@ -27,7 +27,11 @@ import type {
 export interface MessageInput {
   role: "user" | "assistant";
   content: string;
-  /** RFC 3339, or unix seconds, milliseconds or nanoseconds (as a string: a number past 2^53 is refused). Default: now. */
+  /**
+   * RFC 3339, or unix seconds (a fraction allowed: 1765000000.5), milliseconds, microseconds or nanoseconds (as a
+   * string: a number past 2^53 is refused). A fractional number is read from its shortest decimal form, exact to
+   * well under a microsecond; a string is exact to the nanosecond. Default: now.
+   */
   sendAt?: string | number;
   sender?: string;
   /** Unique per message within the session: a retried add with the same key stores nothing twice. */

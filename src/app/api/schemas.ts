@@ -69,11 +69,11 @@ export const MessageInput = v.strictObject({
       v.union([v.string(), v.number()], "sendAt must be a time string or a number"),
       // JSON numbers past 2^53 lose digits (nanoseconds are 19): such a number is refused, never rounded.
       v.check(
-        (t) => typeof t === "string" || Number.isSafeInteger(t),
-        "sendAt as a number must be a whole number up to 9007199254740991 (a JSON number loses digits past 2^53): send nanoseconds as a string",
+        (t) => typeof t === "string" || Number.isSafeInteger(t) || (Number.isFinite(t) && !Number.isInteger(t)),
+        "sendAt as a number must be unix seconds (a fraction allowed), ms or us: a number past 2^53 (9007199254740991), such as nanoseconds, has lost digits in JSON; send it as a string",
       ),
       v.description(
-        "When it was sent: RFC 3339, or unix s/ms/us/ns (nanoseconds as a string: a JSON number loses digits). Default: now.",
+        "When it was sent: RFC 3339, or unix seconds (a fraction allowed: 1765000000.5), ms, us or ns (nanoseconds as a string: a JSON number loses digits). Default: now.",
       ),
     ),
   ),

@@ -27,7 +27,8 @@ says exactly which lines were stored and where to resume.
 
   --role R              user or assistant
   --content TEXT        the message text (else stdin)
-  --at TIME             when it was sent: RFC 3339, local "YYYY-MM-DD HH:MM[:SS]", or unix s/ms/ns
+  --at TIME             when it was sent: RFC 3339, local "YYYY-MM-DD HH:MM[:SS]", or unix
+                        seconds (a fraction allowed: 1765000000.5), ms, us or ns
   --sender NAME         who sent it (optional)
   --idempotency-key K   a key of your choosing: adding again with the same key in the same session
                         returns the stored message and adds nothing (safe retries)
