@@ -1,5 +1,5 @@
 // `memvoy import jsonl`: memvoy's own export format back in, exactly (ids, times, metadata; never redacted).
-import { statSync } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { describeError } from "../shared/describe-error.ts";
 import type { ImportTarget } from "../app/import-target.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
@@ -33,10 +33,11 @@ export function importJsonlFiles(
     const onRead = (bytes: number) => {
       compressed = bytes;
     };
-    // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) cannot be read at an offset: it is read as a stream.
+    // A pipe or FIFO (<(cat f), /dev/stdin fed by a pipe) or a device (/dev/null) cannot be read at an offset: it
+    // is read as a stream, by node's reads (Bun's file stream polls, and a character device refuses epoll).
     const lines = st.isFile()
       ? wholeLines(file, onCut, zst ? onRead : undefined)
-      : streamLines(Bun.file(file).stream(), file);
+      : streamLines(createReadStream(file), file);
     const size = st.isFile() ? st.size : 0;
     const share = (end: number) => (size > 0 ? Math.min(1, (zst ? compressed : end) / size) : undefined);
     await readOne(api, file, lines, o, report, sessions, (end) => tick(share(end)));

@@ -182,6 +182,25 @@ describe("import jsonl", () => {
     api.close();
   });
 
+  test("a device or a FIFO is read as a stream: /dev/null is an empty file, a FIFO's export comes in whole", async () => {
+    const { api } = openTemp();
+    const empty = join(tempHome("jsonl-"), "empty.jsonl");
+    writeFileSync(empty, "");
+    const fromNull = await importJsonlFiles(api, ["/dev/null"]);
+    expect(fromNull.failed).toEqual([]);
+    expect({ ...fromNull, paths: [] }).toEqual({ ...(await importJsonlFiles(api, [empty])), paths: [] });
+    const dir = tempHome("jsonl-fifo-");
+    const fifo = join(dir, "in.fifo");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const writer = Bun.spawn(["sh", "-c", 'cat > "$1"', "sh", fifo], {
+      stdin: new TextEncoder().encode(`${memvoyExportLines().join("\n")}\n`),
+    });
+    const r = await importJsonlFiles(api, [fifo]);
+    await writer.exited;
+    expect(r).toMatchObject({ failed: [], messages: { added: 1 } });
+    api.close();
+  });
+
   test("stdin that is not memvoy's export is a failure naming (stdin), with exit 1", async () => {
     const { api } = openTemp();
     const stream = new Blob(['{"a":1}\nnot json\n']).stream();
