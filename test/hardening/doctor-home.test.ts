@@ -196,3 +196,22 @@ test("a session folder whose name is no session id (so no command reads it) is n
     ),
   );
 });
+
+test("names of the home's files reach the terminal without their escape sequences or control characters", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s", { role: "user", content: "hello" });
+  api.close();
+  const dir = join(home, "sessions", "s");
+  // A temp file a dead writer left, and a file open to other users, each named with an OSC title sequence.
+  writeFileSync(join(dir, ".\x1b]0;owned\x07history.json.99999999.abc.tmp"), "", { mode: 0o600 });
+  writeFileSync(join(dir, "\x1b[2Jnote\r"), "", { mode: 0o644 });
+  chmodSync(join(dir, "\x1b[2Jnote\r"), 0o644);
+  const r = await cli(["doctor"], { home });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain("history.json.99999999.abc.tmp");
+  expect(r.stdout).toContain("note");
+  expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+  // --json keeps the names exactly: a program reading it gets the real file name.
+  const { report } = await doctor(home);
+  expect(report.findings.map((f) => f.problem).join("\n")).toContain("\x1b]0;owned\x07");
+});

@@ -16,10 +16,14 @@ import { sharedDoctor, type SharedDoctorReport } from "../../app/shared/shared-d
 import { bool, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 import { progressBar, redrawsInPlace } from "../progress.ts";
 import { percentDone } from "../../shared/percent-done.ts";
 
 type DoctorReport = ReturnType<HomeMemory["doctor"]>;
+
+/** A line of the report: the names in it are the home's files, and a file's name may hold an escape sequence. */
+const say = (line: string) => println(lineText(line));
 type IndexUpgradeState = ReturnType<HomeMemory["indexUpgrade"]>;
 
 export const usage = `
@@ -126,16 +130,16 @@ function check(
   const index = upgrade && { upgraded: upgrade.done, percentDone: upgradeDone(upgrade) };
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
   else {
-    println(`home ${r.home}: ${r.sessions} session(s)`);
-    if (absent) println(`${r.home} ${absent} yet: the first write (memvoy add, import or demo) creates it`);
+    say(`home ${r.home}: ${r.sessions} session(s)`);
+    if (absent) say(`${r.home} ${absent} yet: the first write (memvoy add, import or demo) creates it`);
     if (index && !index.upgraded)
-      println(
+      say(
         `keyword index: an upgrade is pending (${index.percentDone}% done); the daemon runs it in the background, memvoy doctor --migrate runs it now`,
       );
-    if ("shared" in r) for (const line of sharedLines(r)) println(line);
+    if ("shared" in r) for (const line of sharedLines(r)) say(line);
     for (const f of r.findings)
-      println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
-    println(
+      say(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
+    say(
       r.findings.length === 0
         ? "all good"
         : r.ok
@@ -199,8 +203,8 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
   if (!bool(p, "repair")) {
     if (json) printJson({ broken: plan, repaired: false });
     else {
-      for (const line of describePlan(plan)) println(line);
-      println(
+      for (const line of describePlan(plan)) say(line);
+      say(
         plan.agenvoy
           ? "to move it aside and adopt its messages: memvoy doctor --repair"
           : "to move it aside and rebuild: memvoy doctor --repair",
@@ -208,7 +212,7 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     }
     return 1;
   }
-  if (!json) for (const line of describePlan(plan)) println(line);
+  if (!json) for (const line of describePlan(plan)) say(line);
   const go =
     bool(p, "yes") ||
     (await confirm(
@@ -218,7 +222,7 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     ));
   if (!go) {
     if (json) printJson({ broken: plan, repaired: false });
-    else println("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
+    else say("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
     return 1;
   }
   const report = rescueBrokenArchive(err.data.detail, home);
@@ -234,9 +238,9 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
       findings: after.findings,
     });
   else {
-    println(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
+    say(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
     for (const f of after.findings)
-      println(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
+      say(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
   }
   return after.ok ? 0 : 1;
 }
@@ -245,20 +249,20 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
 async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
   const before = api.indexUpgrade();
   if (before.done) {
-    if (!json) println("keyword index: up to date");
+    if (!json) say("keyword index: up to date");
     return true;
   }
   const bar = redrawsInPlace(process.stderr) ? progressBar(process.stderr) : undefined;
   if (!json) {
     const earlier = before.copied > 0 ? ` (${upgradeDone(before)}% done earlier)` : "";
-    println(`keyword index: upgrading ${before.messages} messages${earlier}`);
+    say(`keyword index: upgrading ${before.messages} messages${earlier}`);
   }
   const r = await withInterrupt((signal) =>
     api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }),
   );
   bar?.done();
   if (!json)
-    println(
+    say(
       r.done
         ? `keyword index: upgraded (${r.copied} messages in ${(r.ms / 1000).toFixed(1)} s)`
         : "keyword index: stopped; run memvoy doctor --migrate again to resume",
