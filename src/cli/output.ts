@@ -15,6 +15,9 @@ export const dim = paint("2");
 export const cyan = paint("36");
 export const yellow = paint("33");
 
+/** A count with its noun: "1 session", "2 sessions". */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 export function printJson(value: unknown): void {
   writeOut(jsonText(value) + "\n");
 }

@@ -479,10 +479,7 @@ test("export --output=~/FILE writes FILE in the user's home, as the shell leaves
       env: { PATH: process.env.PATH!, HOME: user, TZ: "UTC" },
     },
   );
-  expect([r.exitCode, r.stderr.toString()]).toEqual([
-    0,
-    `exported 1 sessions, 1 messages to ${join(user, "s.jsonl")}\n`,
-  ]);
+  expect([r.exitCode, r.stderr.toString()]).toEqual([0, `exported 1 session, 1 message to ${join(user, "s.jsonl")}\n`]);
   expect(readFileSync(join(user, "s.jsonl"), "utf8")).toContain('"content":"hello"');
   expect(readdirSync(cwd)).toEqual([]);
 }, 60_000);
@@ -540,7 +537,7 @@ test("export --output writes into a FIFO, a stream of its own (/proc/self/fd/1) 
   const viaFifo = await cli(["export", "--all", "--output", fifo], { home });
   // A FIFO replaced by a file leaves the reader waiting for good.
   if (!lstatSync(fifo).isFIFO()) reader.kill();
-  expect([viaFifo.code, viaFifo.stderr]).toEqual([0, `exported 1 sessions, 1 messages to ${fifo}\n`]);
+  expect([viaFifo.code, viaFifo.stderr]).toEqual([0, `exported 1 session, 1 message to ${fifo}\n`]);
   expect(lstatSync(fifo).isFIFO()).toBe(true);
   expect(await new Response(reader.stdout).text()).toBe(plain);
 

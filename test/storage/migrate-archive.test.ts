@@ -195,7 +195,7 @@ describe("migrate-archive", () => {
     api.close();
     const more = await cli(["migrate-archive"], { home, env });
     expect(more.code).toBe(0);
-    expect(more.stdout).toContain("copied 1 messages (1201 in the archive, 4 sessions");
+    expect(more.stdout).toContain("copied 1 message (1201 in the archive, 4 sessions");
   }, 300_000);
 
   test("a home of many sessions is copied and checked in a few dozen queries, not a few per session", async () => {
@@ -253,7 +253,7 @@ describe("migrate-archive", () => {
     const r = await cli(["migrate-archive"], { home, env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("copied 1 messages (10 in the archive, 2 sessions, 0 summaries");
+    expect(r.stdout).toContain("copied 1 message (10 in the archive, 2 sessions, 0 summaries");
 
     const dst = await openPgArchive(url);
     const home2 = openSqliteArchive(join(home, ".store", "history.db"));
@@ -297,7 +297,7 @@ describe("migrate-archive", () => {
     const r = await cli(["migrate-archive"], { home, env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("copied 1 messages");
+    expect(r.stdout).toContain("copied 1 message (");
     const dst = await openPgArchive(url);
     try {
       expect(await dst.usageTotals("alpha")).toEqual([]);

@@ -8,7 +8,7 @@ import { nowNs } from "../../shared/time.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { withAnyHome, type CommandSpec } from "../command.ts";
-import { printJson } from "../output.ts";
+import { plural, printJson } from "../output.ts";
 import { streamOut } from "../../shared/stdout.ts";
 import { sessionMarkdown } from "../export-markdown.ts";
 import { untilde } from "../../shared/user-home.ts";
@@ -139,7 +139,7 @@ export function run(argv: readonly string[]): Promise<number> {
       process.off("SIGTERM", onTerm);
     }
     if (bool(p, "json")) printJson({ output, format: str(p, "format") ?? "jsonl", sessions, messages });
-    else process.stderr.write(`exported ${sessions} sessions, ${messages} messages to ${output}\n`);
+    else process.stderr.write(`exported ${plural(sessions, "session")}, ${plural(messages, "message")} to ${output}\n`);
     return 0;
   });
 }

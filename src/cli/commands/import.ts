@@ -25,7 +25,7 @@ import { makeTempFolder } from "../../shared/folder-made.ts";
 import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, type CommandSpec } from "../command.ts";
-import { printJson, println } from "../output.ts";
+import { plural, printJson, println } from "../output.ts";
 import { meter, progressLine, redrawsInPlace } from "../progress.ts";
 
 export const usage = `
@@ -383,8 +383,6 @@ const percent = (done: number, total: number) =>
 function emptyReport(source: string, o: ImportOptions): Report {
   return newReport(source, [], o.dryRun === true);
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function printReport(r: Report): void {
   if (r.note && r.note !== "found") {

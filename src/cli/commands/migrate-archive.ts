@@ -3,7 +3,7 @@ import { archiveUrl, migrateArchive } from "../../app/migrate-archive.ts";
 import { bool, str, type Parsed } from "../args.ts";
 import { runCommand, withInterrupt, type CommandSpec } from "../command.ts";
 import { CommandUsageError } from "../usage-errors.ts";
-import { printJson, println } from "../output.ts";
+import { plural, printJson, println } from "../output.ts";
 import { progressBar, redrawsInPlace } from "../progress.ts";
 
 export const usage = `
@@ -107,13 +107,13 @@ async function migrate(p: Parsed): Promise<number> {
       return r.done ? 0 : 130;
     }
     if (!r.done) {
-      println(`stopped after ${r.copied} messages: run memvoy migrate-archive again to resume`);
+      println(`stopped after ${plural(r.copied, "message")}: run memvoy migrate-archive again to resume`);
       return 130;
     }
     const c = r.counts!;
     println(
-      `copied ${r.copied} messages (${c.messages} in the archive, ${c.sessions} sessions, ${r.summaries} summaries, ` +
-        `${c.errors} error records, ${c.usage} usage rows): counts verified`,
+      `copied ${plural(r.copied, "message")} (${c.messages} in the archive, ${plural(c.sessions, "session")}, ` +
+        `${plural(r.summaries, "summary", "summaries")}, ${plural(c.errors, "error record")}, ${plural(c.usage, "usage row")}): counts verified`,
     );
     println(
       r.vectors === "local"
