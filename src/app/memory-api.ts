@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import type { HomePaths } from "../config/home.ts";
 import { InvalidSearchOptionError, MAX_QUERY_CHARS } from "./search-option-error.ts";
-import { namedError } from "../shared/errors.ts";
 import type { StoredMessage } from "../shared/message.ts";
 import { assertSessionId } from "../shared/session-id.ts";
 import { isTimeRange, type TimeRange } from "../shared/time.ts";
@@ -104,14 +103,6 @@ function kept<T extends Record<string, () => unknown>>(loaders: T): T {
   }
   return out as T;
 }
-
-/** A search limited to a session that does not exist (every front-end gives the same answer: exit 2 / 4xx). */
-export const NoSuchSessionError = namedError<{ session: string; home: string }>(
-  "NoSuchSessionError",
-  "input",
-  (d) => `no such session ${JSON.stringify(d.session)} in ${d.home}`,
-);
-export type NoSuchSessionError = InstanceType<typeof NoSuchSessionError>;
 
 export class HomeMemory implements MaintenanceApi {
   #semanticApi: SemanticApi | undefined;
@@ -226,9 +217,10 @@ export class HomeMemory implements MaintenanceApi {
     }
     if (o.session === undefined) {
       if (!held) discoverSessions(this.ctx);
-    } else if (!load.admin().sessionExists(this.ctx, o.session))
-      throw new NoSuchSessionError({ session: o.session, home: this.ctx.paths.home });
-    else {
+    } else if (!load.admin().sessionExists(this.ctx, o.session)) {
+      // The error history, summary and rm give for an unknown session: one code on every surface.
+      throw new (load.admin().UnknownSessionError)({ session: o.session, home: this.ctx.paths.home });
+    } else {
       // A linked session folder or history.json is refused as history refuses it: never "no matches" instead.
       refuseSessionSymlinks(this.ctx.paths.session(o.session));
       if (pending) ensureBackfilled(this.ctx, o.session);

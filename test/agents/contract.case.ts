@@ -701,6 +701,19 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
         "messages: ids must be a list of message ids",
       );
       expect(await refused(api.rm("no-such-session"))).toContain("no-such-session");
+      // An unknown session is one error, whichever call names it (over HTTP: the code the server sent).
+      const codeOf = (p: Promise<unknown>) =>
+        p.then(
+          () => "no error",
+          (e: Error & { data?: { code?: string } }) => e.data?.code ?? e.name,
+        );
+      expect(
+        await Promise.all([
+          codeOf(api.search({ query: "x", session: "no-such-session" })),
+          codeOf(api.history("no-such-session")),
+          codeOf(api.summary("no-such-session")),
+        ]),
+      ).toEqual(["UnknownSessionError", "UnknownSessionError", "UnknownSessionError"]);
       expect(await api.sessions()).toEqual(before);
     });
 

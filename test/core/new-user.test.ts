@@ -71,12 +71,16 @@ test("context of an unknown session: lenient, with newSession: true in JSON and 
   expect(JSON.parse((await cli(["context", "known", "--json"], { home })).stdout).newSession).toBeUndefined();
 });
 
-test("search --session of an unknown session exits 2: no such session", async () => {
+test("search --session of an unknown session exits 2 with the error history gives: UnknownSessionError", async () => {
   const home = tempHome();
   await cli(["add", "known", "--role", "user", "--content", "deploy failed"], { home });
   const r = await cli(["search", "deploy", "--session", "nosuch"], { home });
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain('no such session "nosuch"');
+  expect(r.stderr).toContain('no session "nosuch"');
+  const json = await cli(["search", "deploy", "--session", "nosuch", "--json"], { home });
+  const history = await cli(["history", "nosuch", "--json"], { home });
+  expect(JSON.parse(json.stdout).error.code).toBe("UnknownSessionError");
+  expect(JSON.parse(history.stdout).error.code).toBe("UnknownSessionError");
   expect((await cli(["search", "deploy", "--session", "known"], { home })).code).toBe(0);
 });
 

@@ -21,7 +21,6 @@ import { SchemaTooNewError } from "../../src/storage/sqlite/open-database.ts";
 import { VectorDimensionError } from "../../src/storage/lance/vector-dimension.ts";
 import { VectorTableDamagedError } from "../../src/storage/lance/damaged-table.ts";
 import { NoExecTempError } from "../../src/storage/lance/load-lancedb.ts";
-import { NoSuchSessionError } from "../../src/app/memory-api.ts";
 import { InvalidSearchOptionError } from "../../src/app/search-option-error.ts";
 import { CommandUsageError, StdinInputError } from "../../src/cli/usage-errors.ts";
 import { DaemonAlreadyRunningError } from "../../src/daemon/daemon.ts";
@@ -248,7 +247,6 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     "reset s1: 3 message(s) removed, but removing every copy of their text failed (no space left on the device: database or disk is full); the next memvoy command on this home finishes it",
     1,
   ],
-  [new NoSuchSessionError({ session: "s1", home: "/h" }), 'no such session "s1" in /h', 2],
   [new UnknownMessageError({ id: "01ABC", where: "/h" }), 'no message "01ABC" in /h', 2],
   [
     new InvalidSessionIdError({ id: ".x" }),
@@ -866,10 +864,10 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new RemoteInputError({
       base: "http://127.0.0.1:1",
       status: 404,
-      code: "NoSuchSessionError",
-      message: "no such session",
+      code: "UnknownSessionError",
+      message: "no session",
     }),
-    "no such session",
+    "no session",
     2,
   ],
   [new ConnectOptionsError({ problem: "token" }), "connectMemory: token is empty", 2],

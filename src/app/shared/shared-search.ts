@@ -54,7 +54,8 @@ import type { TextQuery } from "../../storage/ports/archive-port.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { VECTOR_WRITE_JOB } from "../../storage/ports/lease-turn.ts";
 import type { MessageVectorTable } from "../../storage/ports/vector-port.ts";
-import { checkSearchOptions, NoSuchSessionError } from "../memory-api.ts";
+import { checkSearchOptions } from "../memory-api.ts";
+import { UnknownSessionError } from "../../memory/session-admin.ts";
 import type { SharedContext } from "./shared-context.ts";
 import { evenWeights, fuseHybrid, lexicalRecent } from "./shared-hybrid.ts";
 import { archiveWeights, mostlyUnheld, noSharedWord } from "./shared-rarity.ts";
@@ -77,7 +78,7 @@ export async function sharedSearch(
   const o = checkSearchOptions(options);
   const { ctx } = home;
   if (o.session !== undefined && !(await ctx.archive.getSession(o.session)))
-    throw new NoSuchSessionError({ session: o.session, home: home.describe() });
+    throw new UnknownSessionError({ session: o.session, home: home.describe() });
   if (o.session !== undefined) refuseSessionSymlinks(ctx.paths.session(o.session)); // as history refuses it
   const now = ctx.now();
   const scope: Scope = { query: o.query, session: o.session, range: o.range, filter: resolveFilter(o, now), now };
