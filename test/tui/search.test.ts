@@ -4,6 +4,7 @@ import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TmuxSession } from "../fixture/tmux.ts";
 import { makeHome, startTui, T, tuiSuite } from "../fixture/tui-home.ts";
+import { cli } from "../fixture/home.ts";
 
 const suite = tuiSuite();
 let tui: TmuxSession | undefined;
@@ -261,6 +262,32 @@ describe("search", () => {
       expect(s).toContain("(1 other session does)");
       tui.keys("Tab"); // semantic: the reason of that mode
       s = await tui.waitFor(/mode semantic[\s\S]*no close matches for "quarterly": /);
+    },
+    T,
+  );
+
+  test(
+    "a search scoped to a session another process removed searches every session and says so",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("alpha-deploy");
+      tui.keys("/");
+      await tui.waitFor("Search:");
+      tui.keys("Tab"); // keyword
+      await tui.waitFor("mode keyword");
+      tui.keys("C-s");
+      await tui.waitFor("scope session alpha-deploy");
+      tui.type("rollback");
+      await tui.waitFor(/alpha-deploy · [^\n]*· assistant/);
+      const rm = await cli(["rm", "alpha-deploy"], { home: h });
+      expect(rm.code).toBe(0);
+      tui.keys("C-u");
+      tui.type("invoice");
+      const s = await tui.waitFor("scope all sessions");
+      expect(s).not.toContain("search failed");
+      await tui.waitFor("session alpha-deploy was removed: searching all sessions");
+      await tui.waitFor(/beta-billing · [^\n]*· /);
     },
     T,
   );

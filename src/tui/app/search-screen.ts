@@ -1,5 +1,5 @@
 // The search overlay: results as you type (debounced), mode/scope/range keys, Enter opens the hit.
-import { describeError } from "../../shared/describe-error.ts";
+import { describeError, errorCode } from "../../shared/describe-error.ts";
 import { Debouncer } from "../state/debouncer.ts";
 import { applyMotion } from "../state/motions.ts";
 import { cannotAnswer, SearchState, type SearchRequest } from "../state/search-state.ts";
@@ -156,12 +156,27 @@ export class SearchScreen {
       result = await (ranked ? ranked.result : this.app.api.search(req.options));
     } catch (err) {
       if (ranked?.abort.signal.aborted) return; // a newer query took its place
+      if (this.scopeGone(req, err)) return;
       if (!this.fallBack(req, describeError(err)) && this.state.fail(req, describeError(err))) this.app.render();
       return;
     }
     const why = cannotAnswer(result);
     if (why !== undefined && this.fallBack(req, why)) return;
     if (this.state.accept(req, result)) this.app.render();
+  }
+
+  /**
+   * The search was scoped to a session another process has removed since: the scope is dropped (every session is
+   * searched) and the answer says why, rather than the search failing for good.
+   */
+  private scopeGone(req: SearchRequest, err: unknown): boolean {
+    const session = req.options.session;
+    if (session === undefined || errorCode(err) !== "UnknownSessionError") return false;
+    if (this.state.session === session) {
+      this.state.dropScope();
+      this.run(req.options.order === "newest");
+    }
+    return true;
   }
 
   /** The mode cannot answer right now: say why and show keyword matches meanwhile (false: keyword itself failed). */

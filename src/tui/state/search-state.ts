@@ -31,6 +31,8 @@ export class SearchState extends QueryInput {
   range: TimeRange = "all";
   /** The session "this session" refers to. */
   session: string | undefined;
+  /** The session the scope named until another process removed it (said beside the answers). */
+  removedScope: string | undefined;
   hits: SearchHit[] = [];
   /** What the hit list answers (query and mode actually used), or undefined before the first answer. */
   answered: { query: string; match: MatchMode; newest: boolean } | undefined;
@@ -50,6 +52,7 @@ export class SearchState extends QueryInput {
 
   open(session: string | undefined): void {
     this.session = session;
+    this.removedScope = undefined;
     if (session === undefined) this.scope = "all";
   }
 
@@ -79,6 +82,13 @@ export class SearchState extends QueryInput {
   cycleMode(): void {
     this.mode = MODES[(MODES.indexOf(this.mode) + 1) % MODES.length]!;
     this.unavailable.delete(this.mode);
+  }
+
+  /** The scope's session is gone (removed by another process): search every session from now on. */
+  dropScope(): void {
+    if (this.session !== undefined) this.removedScope = this.session;
+    this.session = undefined;
+    this.scope = "all";
   }
 
   toggleScope(): void {

@@ -108,7 +108,13 @@ function statusRows(s: SearchState, width: number): Segment[][] {
 function statusSegments(s: SearchState): Segment[] {
   if (s.error) return [[`search failed: ${s.error}`, "error"]];
   const fallback = s.unavailable.get(s.mode);
-  const notes = [...(fallback ? [`${s.mode} unavailable: ${fallback}`] : []), ...s.notes];
+  const notes = [
+    ...(s.removedScope !== undefined
+      ? [`session ${lineText(s.removedScope)} was removed: searching all sessions`]
+      : []),
+    ...(fallback ? [`${s.mode} unavailable: ${fallback}`] : []),
+    ...s.notes,
+  ];
   if (s.query.trim() === "") return [["type to search every message; Enter opens a hit; Esc closes", "dim"]];
   if (!s.answered) return [["searching…", "busy"]];
   const n = s.hits.length;
