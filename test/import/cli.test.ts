@@ -566,3 +566,16 @@ test("export --output removes what an export killed mid-write left beside the fi
     [`.other.jsonl.${dead}.k1ll3d.tmp`, `.out.jsonl.${process.pid}.wr1t1ng.tmp`, "out.jsonl"].sort(),
   );
 });
+
+test("a source file named with an escape sequence is reported without it: the report's names never drive the terminal", async () => {
+  const dir = tempHome("import-names-");
+  const failing = join(dir, "a\x1b]0;owned\x07.jsonl");
+  const skipping = join(dir, "b\x1b[2J.jsonl");
+  writeFileSync(failing, '{"a":1}\n');
+  writeFileSync(skipping, '{"type":"session","id":"p"}\nnot json\n');
+  const r = await cli(["import", "jsonl", failing, skipping], { home: join(dir, "home") });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("failed ");
+  expect(r.stderr).toContain("skipped ");
+  expect(r.stdout + r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+});

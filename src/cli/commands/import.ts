@@ -26,6 +26,7 @@ import { writeOut } from "../../shared/stdout.ts";
 import { bool, num, str, type Parsed } from "../args.ts";
 import { openFromFlags, runCommand, type CommandSpec } from "../command.ts";
 import { plural, printJson, println } from "../output.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 import { meter, progressLine, redrawsInPlace } from "../progress.ts";
 
 export const usage = `
@@ -384,9 +385,10 @@ function emptyReport(source: string, o: ImportOptions): Report {
   return newReport(source, [], o.dryRun === true);
 }
 
+/** The report as text: file names (a source's, which anyone may have named) reach the terminal through lineText. */
 function printReport(r: Report): void {
   if (r.note && r.note !== "found") {
-    println(`${r.source}: ${r.note}${r.paths.length > 0 ? ` (${r.paths.join(", ")})` : ""}`);
+    println(lineText(`${r.source}: ${r.note}${r.paths.length > 0 ? ` (${r.paths.join(", ")})` : ""}`));
     return;
   }
   const verb = r.dryRun ? "would add" : "added";
@@ -409,8 +411,12 @@ function printReport(r: Report): void {
   if (r.skippedCount > 0) parts.push(`${plural(r.skippedCount, "record")} skipped`);
   println(`${r.source}: ${parts.join(", ")}`);
   for (const s of r.skipped.slice(0, 20))
-    process.stderr.write(`  skipped ${s.file}${s.line !== undefined ? `:${s.line}` : ""}: ${s.reason}\n`);
+    process.stderr.write(
+      `  ${lineText(`skipped ${s.file}${s.line !== undefined ? `:${s.line}` : ""}: ${s.reason}`)}\n`,
+    );
   if (r.skippedCount > 20) process.stderr.write(`  ... and ${r.skippedCount - 20} more skipped (see --json)\n`);
   for (const f of r.failed)
-    process.stderr.write(`  failed ${f.reason.startsWith(f.file) ? f.reason : `${f.file}: ${f.reason}`}\n`);
+    process.stderr.write(
+      `  ${lineText(`failed ${f.reason.startsWith(f.file) ? f.reason : `${f.file}: ${f.reason}`}`)}\n`,
+    );
 }
