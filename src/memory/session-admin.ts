@@ -31,7 +31,7 @@ export { sessionDirs, unknownSessionDirs } from "./session-dirs.ts";
 export const UnknownSessionError = namedError<{ session: string; home: string }>(
   "UnknownSessionError",
   "input",
-  (d) => `no session ${JSON.stringify(d.session)} in ${d.home}`,
+  (d) => `no such session ${JSON.stringify(d.session)} in ${d.home}`,
 );
 export type UnknownSessionError = InstanceType<typeof UnknownSessionError>;
 

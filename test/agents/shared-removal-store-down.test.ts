@@ -57,7 +57,7 @@ describe("removals while the object store is out of reach", () => {
     const removals = [
       { args: ["rm-message", id.trim()], says: `removed message ${id.trim()} from keep`, again: "no message" },
       { args: ["reset", "cut"], says: "reset cut: removed 2 message(s)", again: undefined },
-      { args: ["rm", "gone"], says: "removed gone (2 message(s))", again: 'no session "gone"' },
+      { args: ["rm", "gone"], says: "removed gone (2 message(s))", again: 'no such session "gone"' },
     ];
     for (const { args, says, again } of removals) {
       const r = await cli(args, { home: down, env });

@@ -197,7 +197,7 @@ describe("CLI", () => {
       // The same longest query as the library, the HTTP API and MCP.
       [["search", "x".repeat(10_001)], undefined, /query must be at most 10000 characters \(it has 10001\)/],
       [["history", "../x"], undefined, /invalid session id/],
-      [["rm", "nope"], undefined, /no session "nope"/],
+      [["rm", "nope"], undefined, /no such session "nope"/],
     ];
     for (const [args, stdin, pattern] of cases) {
       const r = await cli(args, { home, stdin });

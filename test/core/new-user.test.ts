@@ -76,7 +76,7 @@ test("search --session of an unknown session exits 2 with the error history give
   await cli(["add", "known", "--role", "user", "--content", "deploy failed"], { home });
   const r = await cli(["search", "deploy", "--session", "nosuch"], { home });
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain('no session "nosuch"');
+  expect(r.stderr).toContain('no such session "nosuch"');
   const json = await cli(["search", "deploy", "--session", "nosuch", "--json"], { home });
   const history = await cli(["history", "nosuch", "--json"], { home });
   expect(JSON.parse(json.stdout).error.code).toBe("UnknownSessionError");

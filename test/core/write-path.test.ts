@@ -236,7 +236,7 @@ describe("reset and rm", () => {
         .map((s) => s.id)
         .sort(),
     ).toEqual(["r1", "r2"]);
-    expect(() => api.remove("nope")).toThrow(/no session "nope"/);
+    expect(() => api.remove("nope")).toThrow(/no such session "nope"/);
     // a reset session takes new messages
     api.add("r1", { role: "user", content: "fresh start" });
     expect(api.history("r1", { all: true }).map((m) => m.content)).toEqual(["fresh start"]);

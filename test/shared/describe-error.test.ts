@@ -110,7 +110,7 @@ test("a named error carries its data, its name and its exit code; the text is co
   expect(e).toBeInstanceOf(InputError);
   expect(e.data).toEqual({ session: "s1", home: "/h" });
   expect(e.name).toBe("UnknownSessionError");
-  expect(describeError(e)).toBe('no session "s1" in /h');
+  expect(describeError(e)).toBe('no such session "s1" in /h');
   expect(exitCodeOf(e)).toBe(2);
   expect(errorCode(e)).toBe("UnknownSessionError");
 
@@ -230,7 +230,7 @@ const ANTHROPIC = "https://api.anthropic.com/v1/messages";
 
 /** Every named error kind with its data, the exact line describeError gives, and its exit code. */
 const KINDS: [Error & { data: object }, string, 1 | 2][] = [
-  [new UnknownSessionError({ session: "s1", home: "/h" }), 'no session "s1" in /h', 2],
+  [new UnknownSessionError({ session: "s1", home: "/h" }), 'no such session "s1" in /h', 2],
   [
     new DeletionUnfinishedError({ command: "reset", session: "s1", removed: 3, why: "no space left on the device" }),
     "reset s1: 3 message(s) removed, but removing every copy of their text failed (no space left on the device); the next memvoy command on this home finishes it",

@@ -217,7 +217,7 @@ test("help, usage errors and an unknown session", async () => {
   expect((await memvoy(["summary", "--help"])).stdout).toContain("Usage: memvoy summary SESSION");
   expect((await memvoy(["summary"])).code).toBe(2);
   const unknown = await memvoy(["summarize", "nope"]);
-  expect([unknown.code, unknown.stderr.trim()]).toEqual([2, `memvoy: no session "nope" in ${home}`]);
+  expect([unknown.code, unknown.stderr.trim()]).toEqual([2, `memvoy: no such session "nope" in ${home}`]);
   expect((await memvoy(["summary", "../x"])).code).toBe(2);
   expect(existsSync(join(home, "sessions", "nope"))).toBe(false);
 });

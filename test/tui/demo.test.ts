@@ -184,7 +184,7 @@ describe("HomeMemory.importSummary", () => {
     const home = tempHome();
     const api = openMemory({ home, env: {} });
     try {
-      expect(() => api.importSummary("nope", valid)).toThrow(/no session "nope"/);
+      expect(() => api.importSummary("nope", valid)).toThrow(/no such session "nope"/);
       api.add("s", { role: "user", content: "hello" });
       expect(() => api.importSummary("s", { ...valid, key_decisions: ["ship small"] })).toThrow(
         /key_decisions.0: a decision starts with `Do: `/,
