@@ -21,8 +21,7 @@ describe("substring match of recent messages on PostgreSQL", () => {
   const indexed = async (url: string) => {
     const sql = new SQL(url, { max: 1 });
     try {
-      const rows =
-        await sql`SELECT 1 FROM pg_indexes WHERE indexname = 'messages_recent_trgm'`;
+      const rows = await sql`SELECT 1 FROM pg_indexes WHERE indexname = 'messages_recent_trgm'`;
       const [v] = (await sql`SELECT version FROM memvoy_schema`) as { version: number }[];
       return { index: rows.length === 1, version: Number(v!.version) };
     } finally {

@@ -4,7 +4,7 @@
 // message shares a word with, names never seen, a named participant, dates in the query, neighbours' shares, the
 // recent tier's verbatim quality) are the embedded mode's; the corpus statistics the embedded ranking adds (bm25
 // rarity, and the content check of a query whose rarer words no message holds) are not.
-import { passesFilter, type MessageFilter } from "../../shared/time-filter.ts";
+import { type MessageFilter } from "../../shared/time-filter.ts";
 import { resolveFilter } from "../../shared/time-filter.ts";
 import { describeError } from "../../shared/describe-error.ts";
 import type { StoredMessage } from "../../shared/message.ts";
@@ -18,14 +18,7 @@ import {
   queryTerms,
   type QueryTerm,
 } from "../../search/query-terms.ts";
-import {
-  backgroundVectors,
-  calibrate,
-  calibratedScore,
-  contentWordsFar,
-  defaultMinScore,
-  RELEVANCE,
-} from "../../search/relevance.ts";
+import { backgroundVectors, calibrate, contentWordsFar, defaultMinScore, RELEVANCE } from "../../search/relevance.ts";
 import {
   scopeFilter,
   type SearchHit,
