@@ -213,7 +213,7 @@ export class HomeMemory implements MaintenanceApi {
     let held = false;
     if (pending && load.homeLock().homeLockHeld(this.ctx)) {
       await this.writerLockFree();
-      held = this.adoptionWaits(o.session);
+      held = adoptionPending(this.ctx, o.session) && load.homeLock().homeLockHeld(this.ctx);
     }
     if (o.session === undefined) {
       if (!held) discoverSessions(this.ctx);
@@ -336,7 +336,7 @@ export class HomeMemory implements MaintenanceApi {
    * holding this thread. A front-end that must stay responsive awaits writerLockFree() first.
    */
   adoptionWaits(session?: string): boolean {
-    return adoptionPending(this.ctx, session) && load.homeLock().homeLockHeld(this.ctx);
+    return adoptionPending(this.ctx, session, session === undefined) && load.homeLock().homeLockHeld(this.ctx);
   }
 
   /** Whether a daemon (`memvoy --daemon`) is running for this home now. */

@@ -105,14 +105,15 @@ function scanned(ctx: MemoryContext): { stamp: string; state: DiscoveryState } {
 }
 
 /**
- * Whether listing the sessions (or, given one, reading it) would first adopt a history.json the archive has not
- * seen (written by another program, changed by one since memvoy wrote it, or emptied by a reset): the adoption
- * takes the home's writer lock.
+ * Whether listing the sessions (`listing`), searching all of them, or reading one given would first adopt a
+ * history.json the archive has not seen (written by another program, changed by one since memvoy wrote it, or
+ * emptied by a reset): the adoption takes the home's writer lock.
  */
-export function adoptionPending(ctx: MemoryContext, session?: string): boolean {
+export function adoptionPending(ctx: MemoryContext, session?: string, listing = false): boolean {
   if (session !== undefined) return isSessionId(session) && historyChanged(ctx, session);
   for (const id of scanned(ctx).state.pending) if (existsSync(ctx.paths.history(id))) return true;
-  return changedKnownSessions(ctx).length > 0;
+  // Listing also adopts what was appended to known sessions (a stat each: not on every search of all sessions).
+  return listing && changedKnownSessions(ctx).length > 0;
 }
 
 /**
