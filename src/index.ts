@@ -39,4 +39,11 @@ if (versionOnly) {
   const { runCli } = await import("./cli/main.ts");
   const code = await runCli(argv, pkg.version);
   process.exitCode = code;
+  const { hasAbandonedWork } = await import("./shared/abandoned-work.ts");
+  if (hasAbandonedWork()) {
+    // A call the command stopped waiting for (an object store that never answers) would keep the process alive.
+    const { stdoutStream } = await import("./shared/stdout.ts");
+    await new Promise<void>((resolve) => stdoutStream().write("", () => resolve()));
+    process.exit(code);
+  }
 }

@@ -45,6 +45,11 @@ export const VectorsSchema = v.strictObject({
   path_style: v.optional(v.boolean(), true),
   /** A search sees other hosts' writes at most this long after they commit (LanceDB readConsistencyInterval). */
   read_consistency_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000)), 2000),
+  /**
+   * How long opening the store may wait for its first answer (the listing LanceDB makes when it connects): a
+   * store that accepts connections and never answers fails here instead of after LanceDB's retries (minutes).
+   */
+  answer_timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(600_000)), 15_000),
   access_key_id: fromEnvOnly(S3_KEY_VARIABLES.accessKeyId),
   secret_access_key: fromEnvOnly(S3_KEY_VARIABLES.secretAccessKey),
   session_token: fromEnvOnly(S3_KEY_VARIABLES.sessionToken),

@@ -30,9 +30,12 @@ test("an s3 uri: storage options from the config, keys from the environment, the
       awsRegion: "us-east-1",
       allowHttp: "true",
       virtualHostedStyleRequest: "false",
+      connect_timeout: "5s",
+      client_max_retries: "2",
       awsEndpoint: "http://127.0.0.1:9000",
     },
     readConsistencySeconds: 2,
+    answer: { timeoutMs: 15_000, endpoint: "http://127.0.0.1:9000" },
     secrets: ["AKIDEXAMPLE", "secret-example-123"],
   });
   expect(describeLocation(loc)).toBe("s3://team-memory/memvoy");
@@ -47,6 +50,13 @@ test("an s3 uri: storage options from the config, keys from the environment, the
     awsSecretAccessKey: "mine-secret",
     awsSessionToken: "tok-123456",
   });
+});
+
+test("the wait for the store's first answer: 15 s by default, 1 s to 10 min, named by AWS without an endpoint", () => {
+  const aws = vectorLocation(vectors({ uri: "s3://team-memory/x", answer_timeout_ms: 60_000 }), "/unused", keys);
+  expect(aws.kind === "s3" && aws.answer).toEqual({ timeoutMs: 60_000, endpoint: "AWS S3" });
+  for (const bad of [999, 600_001, 1.5, "15s"])
+    expect(() => vectors({ uri: "s3://team-memory/x", answer_timeout_ms: bad })).toThrow("vectors.answer_timeout_ms:");
 });
 
 test("no keys in the environment: a clear input error naming the variables", () => {

@@ -3,6 +3,7 @@
 import type { Connection, Table } from "@lancedb/lancedb";
 import { dirname } from "node:path";
 import { ensureDirIn } from "../../shared/atomic-write.ts";
+import { abandonWork } from "../../shared/abandoned-work.ts";
 import { errorMessage } from "../../shared/errors.ts";
 import { redactSecrets } from "../../shared/redact.ts";
 import type { VectorLocation } from "../ports/vector-location.ts";
@@ -80,16 +81,69 @@ export async function connectStore(where: VectorLocation | string): Promise<Stor
       const conn = await lancedb.connect(location.dir, { readConsistencyInterval: 0 });
       return { conn, root: location.dir, label, reason };
     }
-    const conn = await lancedb.connect(location.uri, {
-      storageOptions: location.storageOptions,
-      readConsistencyInterval: location.readConsistencySeconds,
-    });
+    const connect = () =>
+      lancedb.connect(location.uri, {
+        storageOptions: location.storageOptions,
+        readConsistencyInterval: location.readConsistencySeconds,
+      });
+    const conn = location.answer ? await answeredWithin(location.uri, connect, location.answer) : await connect();
     return { conn, label, reason };
   } catch (err) {
+    if (err instanceof StoreSilentError) throw err;
     // The caller wraps this. A local failure keeps its errno (a full disk reads as one); a remote one is
     // rewritten so that no text of it carries a key, and refused keys or a missing bucket are a config error.
     if (location.kind === "local") throw err;
     throw storeRefusal(label, reason(err)) ?? new Error(reason(err));
+  }
+}
+
+/** The object store took the connection but did not answer within the bound (a hung proxy, a blackholing firewall). */
+class StoreSilentError extends Error {}
+
+/** Stores given up on, by uri and endpoint, while the connect that got no answer is under way: they fail at once. */
+const silentStores = new Map<string, StoreSilentError>();
+
+/**
+ * The connection once the store answered, or a failure naming the endpoint after `timeoutMs`: LanceDB's own
+ * bounds (each request's timeout, its retries, the listing tried again) add up to minutes for a store that never
+ * answers. A connection made after the bound is closed.
+ */
+async function answeredWithin(
+  uri: string,
+  connect: () => Promise<Connection>,
+  answer: { timeoutMs: number; endpoint: string },
+): Promise<Connection> {
+  const key = `${uri} ${answer.endpoint}`;
+  const known = silentStores.get(key);
+  if (known) throw known;
+  const connecting = connect();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const seconds = Math.round(answer.timeoutMs / 100) / 10;
+      reject(
+        new StoreSilentError(
+          `the object store at ${answer.endpoint} did not answer within ${seconds} s (check [vectors] endpoint and that nothing between this host and it, a proxy or a firewall, holds the connection; [vectors] answer_timeout_ms raises the wait)`,
+        ),
+      );
+    }, answer.timeoutMs);
+  });
+  try {
+    return await Promise.race([connecting, silent]);
+  } catch (err) {
+    if (err instanceof StoreSilentError) {
+      abandonWork();
+      silentStores.set(key, err);
+      connecting
+        .then(
+          (late) => late.close(),
+          () => {},
+        )
+        .finally(() => silentStores.delete(key));
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -13,6 +13,8 @@ export type VectorLocation =
       storageOptions: Record<string, string>;
       /** Seconds after which a read checks for other writers' commits. */
       readConsistencySeconds: number;
+      /** How long connecting may wait for the store's first answer, in ms; the endpoint named when it does not. */
+      answer?: { timeoutMs: number; endpoint: string };
       /** The key values, for redaction of any text that may quote them. */
       secrets: string[];
     };
@@ -44,6 +46,11 @@ export function vectorLocation(config: Config["vectors"], localDir: string, env:
     awsRegion: config.region,
     allowHttp: String(config.allow_http),
     virtualHostedStyleRequest: String(!config.path_style),
+    // A request that gets no answer: a connection is given up after 5 s, and a failed request is tried at most
+    // twice more (LanceDB's default is 10, each held to its 30 s request timeout, which is left as it is: a
+    // data file's upload parts must not be cut on a slow link).
+    connect_timeout: "5s",
+    client_max_retries: "2",
   };
   if (config.endpoint) storageOptions.awsEndpoint = config.endpoint;
   if (sessionToken) storageOptions.awsSessionToken = sessionToken;
@@ -52,6 +59,7 @@ export function vectorLocation(config: Config["vectors"], localDir: string, env:
     uri: config.uri.replace(/\/+$/, ""),
     storageOptions,
     readConsistencySeconds: config.read_consistency_ms / 1000,
+    answer: { timeoutMs: config.answer_timeout_ms, endpoint: config.endpoint || "AWS S3" },
     secrets: [accessKeyId, secretAccessKey, ...(sessionToken ? [sessionToken] : [])],
   };
 }
