@@ -40,10 +40,15 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
  * were embedded (the prefix deleted, another uri, another embedder), and an earlier memvoy's message table.
  */
 async function objectStoreFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
-  // A store that cannot be reached is named by the commands that use it.
-  const store = await index.store().catch(() => undefined);
+  // A store that cannot be opened (down, unreachable, never answering, its keys refused) is named, as shared doctor
+  // names it: every semantic search and drain fails on it.
+  let unreadable: unknown;
+  const store = await index.store().catch((err: unknown) => {
+    unreadable = err;
+    return undefined;
+  });
+  if (!store) return [unreadableStoreFinding(index.ctx.config.vectors.uri!, unreadable)];
   const embedderId = (await index.embedderIds())[0];
-  if (!store) return [];
   if (embedderId === undefined) return earlierTables(store); // no embedder to check against (its key unset)
   const { db, config } = index.ctx;
   const embedded = recentCount(db) - queuedCount(db);
@@ -96,6 +101,13 @@ export function lostErrorVectorsFinding(uri: string, embedderId: string, embedde
  * An object store holding none of the configured embedder's message vectors while the archive recorded `embedded`
  * recent messages as embedded (its prefix deleted, a wrong [vectors] uri, the embedder changed since).
  */
+function unreadableStoreFinding(uri: string, err: unknown): DoctorFinding {
+  return {
+    problem: `the vectors at ${uri} cannot be read: ${describeError(err)} (check that the object store is up, and [vectors] in config.toml)`,
+    manual: true,
+  };
+}
+
 export function emptyStoreFinding(uri: string, embedderId: string, embedded: number): DoctorFinding {
   return {
     problem: `the vectors at ${uri} hold no message vectors of the configured embedder (${embedderId}), but ${embedded} recent message(s) were embedded: semantic search finds nothing until memvoy reindex runs`,

@@ -109,3 +109,16 @@ test(
   },
   T,
 );
+
+test(
+  "doctor names the store it cannot read, exit 1 (it said all good)",
+  async () => {
+    const r = await timed(["doctor"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain("the vectors at s3://memvoy-test/silent cannot be read:");
+    expect(r.stdout + r.stderr).toContain("did not answer within 2 s");
+    expect(r.stdout + r.stderr).not.toContain(KEYS.AWS_SECRET_ACCESS_KEY);
+    expect(r.ms).toBeLessThan(30_000);
+  },
+  T,
+);
