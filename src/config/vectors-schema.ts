@@ -29,8 +29,8 @@ const s3Uri = v.pipe(
 const endpoint = v.pipe(
   v.string(),
   v.check(
-    (s) => s === "" || /^https?:\/\/[^\s/@]+(\/[^\s]*)?$/.test(s),
-    "expected http(s)://host[:port] with no user or password",
+    (s) => s === "" || /^https?:\/\/(\[[0-9A-Fa-f:.]+\]|[^\s/@:[\]]+)(:\d{1,5})?(\/\S*)?$/.test(s),
+    "expected http(s)://host[:port] with no user or password (a port in digits, if any)",
   ),
 );
 

@@ -85,6 +85,10 @@ test("bad uris, endpoints carrying credentials and keys in the file are refused,
   expect(vectors({ uri: "s3://team-memory/équipe-1" }).uri).toBe("s3://team-memory/équipe-1");
   expect(() => vectors({ endpoint: "http://user:pw@host:9000" })).toThrow("vectors.endpoint:");
   expect(() => vectors({ endpoint: "ftp://host" })).toThrow("vectors.endpoint:");
+  for (const endpoint of ["http://127.0.0.1:", "http://host:port", "http://host:9000:1"])
+    expect(() => vectors({ endpoint })).toThrow("vectors.endpoint:");
+  for (const endpoint of ["http://[::1]:9000", "https://s3.example.com", "http://minio:9000/", "http://127.0.0.1:9000"])
+    expect(vectors({ endpoint }).endpoint).toBe(endpoint);
   for (const [key, env] of [
     ["access_key_id", "AWS_ACCESS_KEY_ID"],
     ["secret_access_key", "AWS_SECRET_ACCESS_KEY"],
