@@ -137,3 +137,20 @@ test("a folder as stdin (add s < DIR) is one clear line with exit 2, nothing wri
     });
   }
 });
+
+test("JSONL on stdin with --sender or --idempotency-key is refused, not stored without them (exit 2)", async () => {
+  const home = tempHome();
+  const line = `${JSON.stringify({ role: "user", content: "retried" })}\n`;
+  for (const flags of [
+    ["--idempotency-key", "k1"],
+    ["--sender", "bob"],
+  ]) {
+    const r = await cli(["add", "s", ...flags], { home, stdin: line });
+    expect({ flags, code: r.code, stdout: r.stdout }).toEqual({ flags, code: 2, stdout: "" });
+    expect(r.stderr).toContain(`memvoy: add: ${flags[0]} needs --role (a JSONL line gives its own "sender"`);
+  }
+  expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
+  const keyed = `${JSON.stringify({ role: "user", content: "retried", idempotencyKey: "k1" })}\n`;
+  for (let i = 0; i < 2; i++) expect((await cli(["add", "s"], { home, stdin: keyed })).code).toBe(0);
+  expect(JSON.parse((await cli(["history", "s", "--json"], { home })).stdout).messages).toHaveLength(1);
+});

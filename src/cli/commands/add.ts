@@ -131,14 +131,21 @@ function addedLine(session: string, given: number, duplicates: number, removed: 
   return `added ${added} messages to ${session}${kept.length ? ` (${kept.join("; ")})` : ""}`;
 }
 
+/** The flags that describe the one message of --role, not the lines of JSONL. */
+const ONE_MESSAGE_FLAGS = ["content", "at", "sender", "idempotency-key"] as const;
+
 /** JSONL parts from stdin (after the checks that no single-message flag is given and stdin is not a terminal). */
 function jsonlParts(p: Parsed, maxBytes: number, read: { lines: number }): AsyncGenerator<JsonlPart> {
-  if (str(p, "content") !== undefined || str(p, "at") !== undefined)
+  // Each flag of one message would be dropped unseen on a JSONL line (a retry with its idempotency key stored twice).
+  const given = ONE_MESSAGE_FLAGS.filter((f) => str(p, f) !== undefined);
+  if (given.length > 0)
     throw new CommandUsageError({
       problem: "flags-need",
       command: "add",
-      flags: ["--content", "--at"],
-      needs: "--role",
+      flags: given.map((f) => `--${f}`),
+      needs: given.some((f) => f === "sender" || f === "idempotency-key")
+        ? '--role (a JSONL line gives its own "sender" and "idempotencyKey")'
+        : "--role",
     });
   if (process.stdin.isTTY)
     throw new CommandUsageError({
