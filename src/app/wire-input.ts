@@ -49,10 +49,18 @@ export function parseJsonlLine(text: string, line: number, maxMessageBytes: numb
   try {
     raw = JSON.parse(trimmed, sendAtAsWritten);
   } catch {
-    // Plain text piped without --role: say how plain text is read.
+    // Plain text piped without --role: say how plain text is read. A first line opening an array, or an object
+    // alone, is JSON spread over lines (a pretty-printed file, a JSON array of messages): say what JSONL is.
     const plainText = line === 1 && !trimmed.startsWith("{");
-    throw new InvalidMessageError({ where, problem: "not-json", ...(plainText ? { plainText } : {}) });
+    const spread = line !== 1 ? undefined : trimmed.startsWith("[") ? "array" : trimmed === "{" ? "object" : undefined;
+    throw new InvalidMessageError({
+      where,
+      problem: "not-json",
+      ...(plainText ? { plainText } : {}),
+      ...(spread ? { spread } : {}),
+    });
   }
+  if (Array.isArray(raw)) throw new InvalidMessageError({ where, problem: "array" });
   const m = toNewMessage(raw, where);
   checkNewMessage(m, maxMessageBytes, where);
   return m;

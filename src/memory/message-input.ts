@@ -27,7 +27,8 @@ export const REMOVED_ID = "";
 
 /** Why a message cannot be written; `where` names it ("message", "stdin line 3"). Nothing of its batch is written. */
 export type MessageProblem = { where: string } & (
-  | { problem: "not-json"; plainText?: boolean }
+  | { problem: "not-json"; plainText?: boolean; spread?: "array" | "object" }
+  | { problem: "array" }
   | { problem: "fields"; issues: IssueFact[] }
   | { problem: "role"; role: unknown }
   | { problem: "empty" }
@@ -50,8 +51,17 @@ export type InvalidMessageError = InstanceType<typeof InvalidMessageError>;
 
 function messageProblem(d: MessageProblem): string {
   switch (d.problem) {
-    case "not-json":
-      return `not valid JSON; nothing was written${d.plainText ? " (to add plain text, give --role user|assistant)" : ""}`;
+    case "not-json": {
+      const hints = [
+        d.plainText ? "to add plain text, give --role user|assistant" : "",
+        d.spread
+          ? `JSONL holds one message object a line: ${d.spread === "array" ? "jq -c '.[]'" : "jq -c ."} makes it`
+          : "",
+      ].filter(Boolean);
+      return `not valid JSON; nothing was written${hints.length ? ` (${hints.join("; ")})` : ""}`;
+    }
+    case "array":
+      return `a JSON array, not one message; nothing was written (JSONL holds one {"role", "content"} object a line: jq -c '.[]' makes it)`;
     case "fields":
       return describeIssueFacts(d.issues);
     case "role":

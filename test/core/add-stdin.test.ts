@@ -154,3 +154,27 @@ test("JSONL on stdin with --sender or --idempotency-key is refused, not stored w
   for (let i = 0; i < 2; i++) expect((await cli(["add", "s"], { home, stdin: keyed })).code).toBe(0);
   expect(JSON.parse((await cli(["history", "s", "--json"], { home })).stdout).messages).toHaveLength(1);
 });
+
+test("a JSON array or pretty-printed JSON on stdin says what JSONL is, nothing written (exit 2)", async () => {
+  const home = tempHome();
+  const message = { role: "user", content: "hi" };
+  const cases: [string, string][] = [
+    [
+      `${JSON.stringify([message])}\n`,
+      `stdin line 1: a JSON array, not one message; nothing was written (JSONL holds one {"role", "content"} object a line: jq -c '.[]' makes it)`,
+    ],
+    [
+      `${JSON.stringify([message], null, 2)}\n`,
+      "stdin line 1: not valid JSON; nothing was written (to add plain text, give --role user|assistant; JSONL holds one message object a line: jq -c '.[]' makes it)",
+    ],
+    [
+      `${JSON.stringify(message, null, 2)}\n`,
+      "stdin line 1: not valid JSON; nothing was written (JSONL holds one message object a line: jq -c . makes it)",
+    ],
+  ];
+  for (const [stdin, said] of cases) {
+    const r = await cli(["add", "s"], { home, stdin });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: `memvoy: ${said}\n` });
+  }
+  expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
+});
