@@ -274,3 +274,32 @@ test("text on stdin that is not UTF-8 is refused as it is as an argument, and so
   const utf8 = await json(home, ["errors", "record", "--tool", "svc", "--error", "-", "--fix", "f"], "café failed\n");
   expect(utf8.record.error).toBe("café failed");
 }, 60_000);
+
+test("errors search cuts a long error in its middle: a traceback's last line, naming the exception, is shown", async () => {
+  const home = tempHome("memvoy-errors-cut-");
+  const frames = ["main", "run", "load"].flatMap((f, i) => [
+    `  File "/app/${f}.py", line ${i + 3}, in ${f}`,
+    `    ${f}()`,
+  ]);
+  const traceback = ["Traceback (most recent call last):", ...frames, "ModuleNotFoundError: No module named pandas"];
+  await json(
+    home,
+    ["errors", "record", "--local", "--tool", "python", "--error", "-", "--fix", "pip install pandas"],
+    traceback.join("\n"),
+  );
+  const r = await cli(["errors", "search", "--local", "No module named pandas"], { home });
+  expect(r.code).toBe(0);
+  const shown = r.stdout
+    .split("\n")
+    .slice(1, 8)
+    .map((l) => l.trim());
+  expect(shown).toEqual([
+    "error: Traceback (most recent call last):",
+    'File "/app/main.py", line 3, in main',
+    "main()",
+    'File "/app/run.py", line 4, in run',
+    "… 2 more lines",
+    "load()",
+    "ModuleNotFoundError: No module named pandas",
+  ]);
+}, 60_000);

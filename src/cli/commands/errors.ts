@@ -353,7 +353,11 @@ function clip(text: string, max: number): string {
 
 function indent(label: string, text: string, maxLines?: number): string {
   let lines = terminalText(text).split("\n");
-  if (maxLines !== undefined && lines.length > maxLines) lines = [...lines.slice(0, maxLines), "…"];
+  // A cut error keeps its last lines too: a Python traceback names the exception on its last line.
+  if (maxLines !== undefined && lines.length > maxLines + 1) {
+    const hidden = lines.length - maxLines;
+    lines = [...lines.slice(0, maxLines - 2), `… ${plural(hidden, "more line")}`, ...lines.slice(-2)];
+  }
   const pad = " ".repeat(label.length + 3);
   return `  ${dim(label)} ${lines.join("\n" + pad)}`;
 }
