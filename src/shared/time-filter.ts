@@ -60,6 +60,15 @@ export const InvalidTimeBoundError = namedError<{ kind: "since" | "until"; text?
 );
 export type InvalidTimeBoundError = InstanceType<typeof InvalidTimeBoundError>;
 
+/** --since and --until that leave no time between them: most often the two given the wrong way round. */
+export const EmptyTimeWindowError = namedError<{ since: string; until: string }>(
+  "EmptyTimeWindowError",
+  "input",
+  (d) =>
+    `--since ${JSON.stringify(d.since)} is not before --until ${JSON.stringify(d.until)}: no message can fall between them (are the two swapped?)`,
+);
+export type EmptyTimeWindowError = InstanceType<typeof EmptyTimeWindowError>;
+
 /** A role or sender filter that names no role, or an empty sender. */
 export const InvalidFilterError = namedError<{ field: "role"; value: unknown } | { field: "sender" }>(
   "InvalidFilterError",
@@ -163,6 +172,10 @@ export function resolveFilter(o: FilterInput, now: Nanos): MessageFilter {
   if (since !== undefined || fromRange !== undefined) f.since = later(since, fromRange);
   const until = bound(o.until, "until");
   if (until !== undefined) f.until = until;
+  // Both moved to the same edge of the times memvoy stores (two dates before 1970) are not a swapped pair.
+  const atEdge = since === until && (since === MIN_TIME_NS || since === MAX_TIME_NS);
+  if (since !== undefined && until !== undefined && since >= until && !atEdge)
+    throw new EmptyTimeWindowError({ since: String(o.since), until: String(o.until) });
   if (o.role !== undefined) {
     if (!isRole(o.role)) throw new InvalidFilterError({ field: "role", value: o.role });
     f.role = o.role;

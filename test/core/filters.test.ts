@@ -89,6 +89,21 @@ describe("time bounds", () => {
       expect(() => parseTimeBound(bad, "since", now)).toThrow(/invalid --since/);
     expect(() => resolveFilter({ role: "system" }, now)).toThrow(/invalid role "system"/);
   });
+  test("--since not before --until is refused as a swapped pair; two dates before 1970 are not", () => {
+    for (const [since, until] of [
+      ["2026-05-07", "2026-05-01"],
+      ["1d", "2d"],
+      ["2026-05-01T10:00:00Z", "2026-05-01T09:59:59Z"],
+    ])
+      expect(() => resolveFilter({ since, until }, now)).toThrow(
+        `--since ${JSON.stringify(since)} is not before --until ${JSON.stringify(until)}: no message can fall between them (are the two swapped?)`,
+      );
+    expect(resolveFilter({ since: "2026-05-01", until: "2026-05-01" }, now).until).toBe(
+      BigInt(new Date(2026, 4, 2).getTime()) * 1_000_000n,
+    );
+    expect(resolveFilter({ since: "now", until: "now" }, now)).toEqual({ since: now, until: now + 1n });
+    expect(resolveFilter({ since: "1900-01-01", until: "1950-01-01" }, now)).toEqual({ since: 0n, until: 0n });
+  });
   test("with a range the narrower lower bound wins", () => {
     expect(resolveFilter({ range: "7d", since: "30d" }, now).since).toBe(now - 7n * DAY);
     expect(resolveFilter({ range: "30d", since: "2d" }, now).since).toBe(now - 2n * DAY);
@@ -199,6 +214,8 @@ describe("filters in the library and the CLI", () => {
       ["search", "budget", "--since", "lately"],
       ["history", "s", "--until", "2026-02-30"],
       ["search", "x", "--role", "robot"],
+      ["search", "budget", "--since", "2026-02-01", "--until", "2026-01-01"],
+      ["history", "s", "--since", "1d", "--until", "2d"],
     ]) {
       const r = await cli(args, { home, env });
       expect(r.code).toBe(2);

@@ -60,7 +60,7 @@ import { UnknownClientError } from "../../src/mcp/client-config.ts";
 import { ToolArgumentError } from "../../src/mcp/tools.ts";
 import { InvalidLastError } from "../../src/memory/history-view.ts";
 import { TokenBudgetSpentError } from "../../src/memory/summary/token-budget.ts";
-import { InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
+import { EmptyTimeWindowError, InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
 import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
 import { NotAFileError, SessionFolderAliasError, SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
 import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
@@ -907,6 +907,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [new InvalidLastError({ last: 0 }), "invalid last 0: use a whole number from 1 to 1000000", 2],
   [new InvalidTimeBoundError({ kind: "since" }), "invalid since: give a time as text, unix time or UTC nanoseconds", 2],
   [new InvalidFilterError({ field: "role", value: "system" }), 'invalid role "system": use user or assistant', 2],
+  [
+    new EmptyTimeWindowError({ since: "1d", until: "2d" }),
+    '--since "1d" is not before --until "2d": no message can fall between them (are the two swapped?)',
+    2,
+  ],
   [
     new TokenBudgetSpentError({ used: 12, budget: 10, day: "2026-05-01", purpose: "summary" }),
     "the daily token budget is spent: 12 of 10 tokens used on 2026-05-01 (UTC) ([summary] daily_token_budget); no summary call is made until 00:00 UTC",
