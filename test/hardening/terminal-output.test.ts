@@ -33,7 +33,7 @@ test("history, search, context and error records print no escape sequence or con
     expect({ args, control: CONTROL.test(r.stdout) }).toEqual({ args, control: false });
   }
   const history = await cli(["history", "s"], { home });
-  expect(history.stdout).toContain("deploy red,  clip, \n overwritten, del, c1");
+  expect(history.stdout).toContain("deploy red,  clip, \n   overwritten, del, c1"); // a later line is indented
   expect(history.stdout).toContain("· mx]");
   const json = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout) as {
     messages: { content: string }[];

@@ -79,7 +79,8 @@ async function* humanText(pages: AsyncIterable<StoredMessage[]>): AsyncGenerator
     for (const m of page) {
       if (m.recent && before === false) text += dim("──── archive above · history.json below ────") + "\n";
       if (!m.recent && before === true) text += dim("──── history.json above · archive below ────") + "\n";
-      text += `${messageHeader(m)} ${terminalText(m.content)}\n`;
+      // Later lines of a message are indented: a line of text cannot pass for the next message's header.
+      text += `${messageHeader(m)} ${terminalText(m.content).replaceAll("\n", "\n  ")}\n`;
       before = m.recent;
     }
     yield text;
