@@ -178,3 +178,11 @@ test("a JSON array or pretty-printed JSON on stdin says what JSONL is, nothing w
   }
   expect((await cli(["sessions", "--json"], { home })).stdout.trim()).toBe("[]");
 });
+
+test("a JSONL add that stores one message says 'added 1 message', not '1 messages'", async () => {
+  const home = tempHome();
+  const line = (content: string) => JSON.stringify({ role: "user", content, idempotencyKey: content });
+  expect((await cli(["add", "s"], { home, stdin: line("a") })).code).toBe(0);
+  const r = await cli(["add", "s"], { home, stdin: `${line("a")}\n${line("b")}\n` });
+  expect(r.stdout).toBe("added 1 message to s (1 already stored under their idempotency key)\n");
+});

@@ -128,7 +128,7 @@ function addedLine(session: string, given: number, duplicates: number, removed: 
     removed ? `${removed} not stored again: removed earlier` : "",
   ].filter(Boolean);
   const added = given - duplicates - removed;
-  return `added ${added} messages to ${session}${kept.length ? ` (${kept.join("; ")})` : ""}`;
+  return `added ${added} message${added === 1 ? "" : "s"} to ${session}${kept.length ? ` (${kept.join("; ")})` : ""}`;
 }
 
 /** The flags that describe the one message of --role, not the lines of JSONL. */
