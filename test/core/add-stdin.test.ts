@@ -186,3 +186,11 @@ test("a JSONL add that stores one message says 'added 1 message', not '1 message
   const r = await cli(["add", "s"], { home, stdin: `${line("a")}\n${line("b")}\n` });
   expect(r.stdout).toBe("added 1 message to s (1 already stored under their idempotency key)\n");
 });
+
+test("add --content - reads the text from stdin, as context --input - does, instead of storing '-'", async () => {
+  const home = tempHome();
+  const r = await cli(["add", "s", "--role", "user", "--content", "-"], { home, stdin: "piped text\n" });
+  expect(r.code).toBe(0);
+  const history = JSON.parse((await cli(["history", "s", "--json"], { home })).stdout);
+  expect(history.messages.map((m: { content: string }) => m.content)).toEqual(["piped text"]);
+});

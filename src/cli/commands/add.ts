@@ -26,7 +26,7 @@ of it); a larger one is read and stored in parts of that size, and a failure (a 
 says exactly which lines were stored and where to resume.
 
   --role R              user or assistant
-  --content TEXT        the message text (else stdin)
+  --content TEXT        the message text (else stdin; "-" reads stdin too)
   --at TIME             when it was sent: RFC 3339, local "YYYY-MM-DD HH:MM[:SS]", or unix
                         seconds (a fraction allowed: 1765000000.5), ms, us or ns
   --sender NAME         who sent it (optional)
@@ -158,7 +158,14 @@ function jsonlParts(p: Parsed, maxBytes: number, read: { lines: number }): Async
 }
 
 async function oneMessage(p: Parsed, role: string, maxBytes: number): Promise<WireMessageInput[]> {
-  const content = str(p, "content") ?? (process.stdin.isTTY ? undefined : stripOneNewline(await readText(maxBytes)));
+  // "-" reads stdin, as context --input - and errors record --error - do.
+  const given = str(p, "content");
+  const content =
+    given !== undefined && given !== "-"
+      ? given
+      : process.stdin.isTTY
+        ? undefined
+        : stripOneNewline(await readText(maxBytes));
   if (content === undefined)
     throw new CommandUsageError({
       problem: "no-input",
