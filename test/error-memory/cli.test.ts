@@ -303,3 +303,17 @@ test("errors search cuts a long error in its middle: a traceback's last line, na
     "ModuleNotFoundError: No module named pandas",
   ]);
 }, 60_000);
+
+test("errors record --fix - and --cause - read stdin, as --error - does; two fields from stdin are refused", async () => {
+  const home = tempHome("memvoy-errors-stdin-fields-");
+  const args = ["errors", "record", "--local", "--tool", "git", "--error", "cannot pull with rebase"];
+  const fixed = await json(home, [...args, "--fix", "-"], "git stash\ngit pull --rebase\n");
+  expect(fixed.record.fix).toBe("git stash\ngit pull --rebase");
+  const caused = await json(home, [...args, "--fix", "stash first", "--cause", "-"], "unstaged changes\n");
+  expect([caused.record.cause, caused.record.fix]).toEqual(["unstaged changes", "stash first"]);
+  const both = await cli([...args.slice(0, 5), "--error", "-", "--fix", "-"], { home, stdin: "x" });
+  expect({ code: both.code, stderr: both.stderr }).toEqual({
+    code: 2,
+    stderr: "memvoy: errors record: give --error - or --fix -, not both\n",
+  });
+});

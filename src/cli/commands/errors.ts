@@ -57,8 +57,8 @@ Secrets are redacted from every field before anything is stored or embedded.
 
   --tool T        the tool whose call failed (e.g. git, npm, a function name)
   --error TEXT    what was seen; "-" reads it from stdin
-  --fix TEXT      what resolved it, or what was tried
-  --cause TEXT    why it happened (optional)
+  --fix TEXT      what resolved it, or what was tried; "-" reads it from stdin
+  --cause TEXT    why it happened (optional; "-" reads it from stdin). stdin gives one field
   --outcome O     resolved (default), failed (the approach is proven not to work)
                   or abandoned (gave up after several approaches)
   --keywords a,b  extra words to find it by (comma separated; may repeat)
@@ -146,6 +146,15 @@ const CHECKS: Record<string, Partial<CommandSpec>> = {
             flag: `--${f}`,
             seeHelp: true,
           });
+      const piped = STDIN_FIELDS.filter((f) => str(p, f) === "-");
+      if (piped.length > 1)
+        throw new CommandUsageError({
+          problem: "either-or",
+          command: "errors record",
+          one: `--${piped[0]} -`,
+          other: `--${piped[1]} -`,
+          given: "both",
+        });
     },
   },
   search: {
@@ -184,9 +193,12 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
-/** `--error -` (record) or the one argument `-` (search): the text comes from stdin. */
+/** The record fields that take "-" for stdin (one of them at a time). */
+const STDIN_FIELDS = ["error", "fix", "cause"] as const;
+
+/** `--error -`, `--fix -` or `--cause -` (record) or the one argument `-` (search): the text comes from stdin. */
 function readsStdin(sub: string, p: Parsed): boolean {
-  if (sub === "record") return str(p, "error") === "-";
+  if (sub === "record") return STDIN_FIELDS.some((f) => str(p, f) === "-");
   return sub === "search" && p.positionals.length === 1 && p.positionals[0] === "-";
 }
 
@@ -257,11 +269,15 @@ async function daemonOrLocal<T>(
 
 /** `errors record`: stored by the daemon when it runs for the home (unless --local), else by this process. */
 async function record(p: Parsed, stdin: string | undefined): Promise<number> {
+  const field = (name: (typeof STDIN_FIELDS)[number]) => {
+    const given = str(p, name);
+    return given === "-" ? stdin : given;
+  };
   const input: RecordErrorInput = {
     tool: str(p, "tool")!,
-    error: stdin ?? str(p, "error")!,
-    fix: str(p, "fix")!,
-    cause: str(p, "cause"),
+    error: field("error")!,
+    fix: field("fix")!,
+    cause: field("cause"),
     outcome: str(p, "outcome") as ErrorRecordJson["outcome"] | undefined,
     keywords: p.flags.keywords as string[] | undefined,
   };
