@@ -134,7 +134,8 @@ export const TOOLS: readonly ToolDef[] = [
         }
         case "recent": {
           const session = need(a.session, "session", "recent");
-          const h = await api.history(session, { last: a.limit ?? 10 });
+          // The page is the `limit` messages before the newest `offset`, as search's offset and limit page.
+          const h = await api.history(session, { last: offset + (a.limit ?? 10) });
           return fitPages(recentPages(session, h.messages, offset), budget);
         }
         case "around": {
@@ -310,7 +311,8 @@ function pastTheEnd(offset: number, found: number, what: string, noun: [string, 
 
 /**
  * mode=recent pages from the newest message back, as session_context does: a cut answer keeps the newest that fit (in
- * order), and `offset` leaves out that many from the end.
+ * order), and `offset` leaves out that many from the end. `messages` are the session's last offset + limit, so fewer
+ * than `offset` are all the session holds.
  */
 function recentPages(session: string, messages: readonly unknown[], offset: number): Pages {
   const end = Math.max(0, messages.length - offset);

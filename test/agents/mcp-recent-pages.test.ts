@@ -39,3 +39,34 @@ test("mode=recent cut by max_chars keeps the newest messages in order; next_offs
     await s.close();
   }
 }, 60_000);
+
+test("mode=recent with an offset gives the limit messages before the newest offset ones, back to the first", async () => {
+  const home = tempDir();
+  const seeding = openMemory({ home, env: {} });
+  const { ids } = await seeding.add(
+    "long",
+    Array.from({ length: 25 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `turn ${i}`,
+    })),
+  );
+  await seeding.close();
+  const s = await sdkStdio(["bun", entry, "mcp", "--home", home]);
+  try {
+    const recent = async (offset: number) =>
+      (
+        (await s.client.callTool({
+          name: "chat_history",
+          arguments: { mode: "recent", session: "long", limit: 10, offset },
+        })) as { structuredContent: { messages: { id: string }[]; emptyReason?: string } }
+      ).structuredContent;
+    expect((await recent(0)).messages.map((m) => m.id)).toEqual(ids.slice(15));
+    expect((await recent(10)).messages.map((m) => m.id)).toEqual(ids.slice(5, 15));
+    expect((await recent(20)).messages.map((m) => m.id)).toEqual(ids.slice(0, 5));
+    const past = await recent(30);
+    expect(past.messages).toEqual([]);
+    expect(past.emptyReason).toBe("offset 30 is past the end of the 25 messages");
+  } finally {
+    await s.close();
+  }
+}, 60_000);

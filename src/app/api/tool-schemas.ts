@@ -69,7 +69,7 @@ export const ChatHistoryArgs = v.strictObject({
       "limit",
       1,
       100,
-      "search: at most this many rows (default 10); recent: the last N messages (default 10); sessions: at most this many, the most recently active first (default: as many as fit max_chars).",
+      "search: at most this many rows (default 10); recent: the last N messages (default 10), before the newest offset ones; sessions: at most this many, the most recently active first (default: as many as fit max_chars).",
     ),
   ),
   id: v.optional(v.pipe(MessageId, v.description("around: the message id (from a search row)."))),
