@@ -183,6 +183,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   };
 
   const endInput = () => {
+    lines!.end();
     input!.once("end", () => void stop());
     // A client may close stdin right after its last request (a shell pipe does): answer first, then end.
     void answered().then(() => input!.end());
@@ -191,7 +192,12 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
     if (ended) return;
     ended = true;
     if (input) endInput();
-    else if (!handOff) void stop(); // the agent left after its start-up: the SDK was never needed
+    // A last line without its newline is still to be served; else the agent left after its start-up and the SDK
+    // was never needed.
+    else if (!handOff) {
+      if (unread.some((b) => b !== 32 && b !== 9 && b !== 13)) startSdk();
+      else void stop();
+    }
   };
   const stop = async () => {
     await handOff?.catch(() => {});

@@ -153,6 +153,16 @@ export class Utf8Lines {
     if (start < chunk.length) this.#piece(chunk.subarray(start));
   }
 
+  /** stdin ended: a last line without its newline (printf '...' | memvoy mcp) is a line all the same. */
+  end(): void {
+    if (this.#over || this.#parts.some((p) => p.some((b) => b !== 32 && b !== 9 && b !== 13))) {
+      this.#piece(Buffer.from("\n"));
+      this.#endLine();
+    }
+    this.#parts = [];
+    this.#size = 0;
+  }
+
   #piece(bytes: Buffer): void {
     if (this.#over) {
       this.#over.tail = lastBytes(Buffer.concat([this.#over.tail, lastBytes(bytes)]));

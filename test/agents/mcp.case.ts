@@ -818,5 +818,45 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(modern.code).toBe(0);
       expect(modern.answers.find((a) => a.id === 2).result.structuredContent.mode).toBe("lookup");
     }, 120_000);
+
+    test("a last request whose line has no newline when stdin ends (printf '...' | memvoy mcp) is answered", async () => {
+      const piped = async (input: string) => {
+        const proc = Bun.spawn(cmd, {
+          stdin: new TextEncoder().encode(input),
+          stdout: "pipe",
+          stderr: "pipe",
+          cwd: cwd?.(),
+          env: { PATH: process.env.PATH!, HOME: home },
+        });
+        const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+        expect(code).toBe(0);
+        return out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
+      };
+      const start = [
+        {
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "printf", version: "1" } },
+        },
+        { method: "notifications/initialized" },
+      ].map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
+      const sessions = {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "chat_history", arguments: { mode: "sessions" } },
+      };
+      const answers = await piped(`${start.join("")}${JSON.stringify(sessions)}`);
+      expect(answers.map((a) => a.id)).toEqual([1, 2]);
+      expect(answers[1].result.structuredContent.mode).toBe("sessions");
+      // Before the SDK was needed at all, and with blanks after the last newline (nothing more to answer).
+      expect(await piped(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }))).toEqual([
+        { jsonrpc: "2.0", id: 7, result: {} },
+      ]);
+      expect(await piped(`${start[0]}  `)).toHaveLength(1);
+    }, 120_000);
   });
 }
