@@ -80,6 +80,11 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
         expect(budgetText(name)).toContain("next_offset");
       expect(budgetText("add_messages")).not.toContain("next_offset");
       expect(budgetText("add_messages")).toContain("every message is stored");
+      const output = (name: string) => tools.find((t) => t.name === name)!.outputSchema!.properties!;
+      for (const name of ["chat_history", "session_context", "error_memory", "summary"])
+        expect(output(name)).toHaveProperty("next_offset");
+      expect(output("add_messages")).not.toHaveProperty("next_offset");
+      expect(output("add_messages")).toHaveProperty("truncated");
     });
 
     test("add, then search gives compact rows; get and around give the full text; LanceDB stays unloaded for keyword calls", async () => {
@@ -492,8 +497,9 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       const validators = new Map(
         tools.map((t) => {
           expect(t.outputSchema?.type).toBe("object");
+          // add_messages takes no offset: its cut answer says truncated only.
           expect(Object.keys(t.outputSchema?.properties ?? {})).toEqual(
-            expect.arrayContaining(["truncated", "next_offset"]),
+            expect.arrayContaining(t.name === "add_messages" ? ["truncated"] : ["truncated", "next_offset"]),
           );
           return [t.name, ajv.getValidator(t.outputSchema as any)];
         }),

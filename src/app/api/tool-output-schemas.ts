@@ -82,7 +82,13 @@ export const AddMessagesOutput = v.object({
   compactionNote: v.optional(
     v.pipe(text, v.description("history.json held no user+assistant pair boundary and was cut between two messages.")),
   ),
-  ...paging,
+  // add_messages takes no offset: a cut answer names no next_offset.
+  truncated: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("ids was cut to fit max_chars: it holds the first ids, and every message is stored all the same."),
+    ),
+  ),
 });
 
 export const SessionContextOutput = v.object({
