@@ -6,19 +6,28 @@ import { checkNewMessage, InvalidMessageError, messageSignature, type NewMessage
 import { issueFacts } from "../shared/schema-issues.ts";
 import { checkRecordInput } from "../memory/error-memory/error-input.ts";
 
-const WireMessage = v.strictObject({
-  role: v.picklist(["user", "assistant"], "role must be user or assistant"),
-  content: v.string("content must be text"),
-  sendAt: v.optional(v.union([v.string(), v.number(), v.bigint()], "sendAt must be a time string or a number")),
-  sender: v.optional(v.string("sender must be text")),
-  idempotencyKey: v.optional(v.string("idempotencyKey must be text")),
-});
+const WireMessage = v.strictObject(
+  {
+    role: v.picklist(["user", "assistant"], "role must be user or assistant"),
+    content: v.string("content must be text"),
+    sendAt: v.optional(v.union([v.string(), v.number(), v.bigint()], "sendAt must be a time string or a number")),
+    sender: v.optional(v.string("sender must be text")),
+    idempotencyKey: v.optional(v.string("idempotencyKey must be text")),
+  },
+  "must be an object with role and content",
+);
 
 export type WireMessageInput = v.InferInput<typeof WireMessage>;
 
 export function toNewMessage(raw: unknown, where: string): NewMessage {
   const r = v.safeParse(WireMessage, raw);
-  if (!r.success) throw new InvalidMessageError({ where, problem: "fields", issues: issueFacts(r.issues) });
+  // Worded as the API's schema words them (MessageInput), so that add says the same on every surface.
+  if (!r.success)
+    throw new InvalidMessageError({
+      where,
+      problem: "fields",
+      issues: issueFacts(r.issues, { missing: "missing", omitNamedPath: true }),
+    });
   const m: NewMessage = { role: r.output.role, content: r.output.content };
   const at = r.output.sendAt;
   if (at !== undefined) m.sendAt = typeof at === "bigint" ? at : parseTimeOrThrow(String(at), `${where}: sendAt`);

@@ -485,6 +485,14 @@ export function mcpStdioCases(label: string, command: () => Promise<string[]>, c
       expect(await refused(c, "add_messages", second({ content: "x".repeat(1_100_000) }))).toStartWith(
         "add_messages: message 2: content is 1,100,000 bytes",
       );
+      // A message that is no object (a bare string or number, as a model may send) is named as one.
+      for (const item of ["second", 2, null])
+        expect(
+          await refused(c, "add_messages", {
+            session: "numbered",
+            messages: [{ role: "user", content: "first" }, item],
+          }),
+        ).toBe("add_messages: message 2: must be an object with role and content.");
       const tools = (await c.listTools()).tools;
       expect(tools.find((t) => t.name === "add_messages")!.description).toContain(
         "position counted from 1 (message 1 is the first)",

@@ -187,8 +187,11 @@ describe("CLI", () => {
       [
         ["add", "s"],
         '{"role":"user","content":"ok"}\n{"role":"robot","content":"x"}\n',
-        /stdin line 2: role: role must be user or assistant/,
+        /stdin line 2: role must be user or assistant$/m,
       ],
+      // Worded as add_messages, the HTTP API and the library word them.
+      [["add", "s"], '{"role":"user"}\n', /stdin line 1: content: missing$/m],
+      [["add", "s"], '"just text"\n', /stdin line 1: must be an object with role and content$/m],
       [["add", "s"], '{"role":"user","content":"ok","extra":1}\n', /stdin line 1: extra: unknown field/],
       [["add", "s", "--role", "user", "--content", "x", "--bogus"], undefined, /unknown option --bogus/],
       [["search"], undefined, /missing QUERY/],

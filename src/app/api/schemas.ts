@@ -58,43 +58,49 @@ const Text = (what: string) =>
     v.check((s) => s.trim() !== "", `${what} is empty`),
   );
 
-export const MessageInput = v.strictObject({
-  role: v.pipe(v.picklist(["user", "assistant"], "role must be user or assistant"), v.description("user or assistant")),
-  content: v.pipe(
-    Text("content"),
-    v.description("The message text, stored as given: at most limits.max_message_bytes of UTF-8 (1 MiB by default)."),
-  ),
-  sendAt: v.optional(
-    v.pipe(
-      v.union([v.string(), v.number()], "sendAt must be a time string or a number"),
-      // JSON numbers past 2^53 lose digits (nanoseconds are 19): such a number is refused, never rounded.
-      v.check(
-        (t) => typeof t === "string" || Number.isSafeInteger(t) || (Number.isFinite(t) && !Number.isInteger(t)),
-        "sendAt as a number must be unix seconds (a fraction allowed), ms or us: a number past 2^53 (9007199254740991), such as nanoseconds, has lost digits in JSON; send it as a string",
-      ),
-      v.description(
-        "When it was sent: RFC 3339, or unix seconds (a fraction allowed: 1765000000.5), ms, us or ns (nanoseconds as a string: a JSON number loses digits). Default: now.",
-      ),
+export const MessageInput = v.strictObject(
+  {
+    role: v.pipe(
+      v.picklist(["user", "assistant"], "role must be user or assistant"),
+      v.description("user or assistant"),
     ),
-  ),
-  sender: v.optional(
-    v.pipe(
-      v.string("sender must be text"),
-      v.maxLength(256, "sender must be at most 256 characters"),
-      v.description("Who sent it."),
+    content: v.pipe(
+      Text("content"),
+      v.description("The message text, stored as given: at most limits.max_message_bytes of UTF-8 (1 MiB by default)."),
     ),
-  ),
-  idempotencyKey: v.optional(
-    v.pipe(
-      v.string("idempotencyKey must be text"),
-      v.minLength(1, "idempotencyKey is empty"),
-      v.maxLength(256, "idempotencyKey must be at most 256 characters"),
-      v.description(
-        "A key unique per message within the session: a retried add with the same key stores nothing twice.",
+    sendAt: v.optional(
+      v.pipe(
+        v.union([v.string(), v.number()], "sendAt must be a time string or a number"),
+        // JSON numbers past 2^53 lose digits (nanoseconds are 19): such a number is refused, never rounded.
+        v.check(
+          (t) => typeof t === "string" || Number.isSafeInteger(t) || (Number.isFinite(t) && !Number.isInteger(t)),
+          "sendAt as a number must be unix seconds (a fraction allowed), ms or us: a number past 2^53 (9007199254740991), such as nanoseconds, has lost digits in JSON; send it as a string",
+        ),
+        v.description(
+          "When it was sent: RFC 3339, or unix seconds (a fraction allowed: 1765000000.5), ms, us or ns (nanoseconds as a string: a JSON number loses digits). Default: now.",
+        ),
       ),
     ),
-  ),
-});
+    sender: v.optional(
+      v.pipe(
+        v.string("sender must be text"),
+        v.maxLength(256, "sender must be at most 256 characters"),
+        v.description("Who sent it."),
+      ),
+    ),
+    idempotencyKey: v.optional(
+      v.pipe(
+        v.string("idempotencyKey must be text"),
+        v.minLength(1, "idempotencyKey is empty"),
+        v.maxLength(256, "idempotencyKey must be at most 256 characters"),
+        v.description(
+          "A key unique per message within the session: a retried add with the same key stores nothing twice.",
+        ),
+      ),
+    ),
+  },
+  "must be an object with role and content",
+);
 
 export const AddInput = v.strictObject({
   session: SessionId,
