@@ -76,8 +76,14 @@ const needIn =
 
 const clip = (text: string, max: number) => {
   const t = text.replace(/\s+/g, " ").trim();
-  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+  if (t.length <= max) return t;
+  // Never half an emoji: a cut inside a surrogate pair moves back one.
+  const end = /[\uD800-\uDBFF]/.test(t[max - 2]!) ? max - 2 : max - 1;
+  return t.slice(0, end) + "…";
 };
+
+/** The query as a search answer names it: a long one (a pasted log) cut, since it would take the budget of the rows. */
+const echoed = (query: string) => (query.length > SNIPPET_CHARS ? clip(query, SNIPPET_CHARS) : query);
 
 function compactRow(h: SearchHitJson) {
   return {
@@ -121,7 +127,7 @@ export const TOOLS: readonly ToolDef[] = [
           });
           const out: Record<string, unknown> = {
             mode: "search",
-            query,
+            query: echoed(query),
             match: a.match ?? "hybrid",
             rows: r.hits.slice(offset, offset + limit).map(compactRow),
           };

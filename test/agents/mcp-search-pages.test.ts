@@ -73,3 +73,30 @@ describe("chat_history search pages", () => {
     }
   }, 120_000);
 });
+
+test("a long query (a pasted log) is not echoed whole: the answer's room goes to its rows", async () => {
+  const { home, api: seeding } = openTemp({ drain: "off" });
+  seeding.add(
+    "dbg",
+    Array.from({ length: 12 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `cannot read properties of undefined (reading map) in the list component, attempt ${i}`,
+    })),
+  );
+  seeding.close();
+  const api = openMemoryApi({ home, env: {} });
+  const tool = TOOLS.find((t) => t.name === "chat_history")!;
+  try {
+    const query = "cannot read properties of undefined reading map in the list component ".repeat(100);
+    const r = (await tool.run(api, { mode: "search", match: "keyword", query })).value as Page & { query: string };
+    expect(r.rows).toHaveLength(10);
+    expect(r.truncated).toBeUndefined();
+    expect(r.query.length).toBeLessThanOrEqual(200);
+    expect(query.replace(/\s+/g, " ").startsWith(r.query.slice(0, -1))).toBe(true);
+    // A short query is named as it was given.
+    const short = (await tool.run(api, { mode: "search", match: "keyword", query: "list  component" })).value;
+    expect(short.query).toBe("list  component");
+  } finally {
+    await api.close();
+  }
+});

@@ -44,7 +44,9 @@ const Session = v.object({
 
 export const ChatHistoryOutput = v.object({
   mode: v.picklist(["search", "recent", "around", "get", "sessions"]),
-  query: v.optional(text),
+  query: v.optional(
+    v.pipe(text, v.description("search: the query, cut to 200 characters when longer (it would take the rows' room).")),
+  ),
   match: v.optional(v.picklist(["keyword", "semantic", "hybrid"])),
   rows: v.optional(v.pipe(v.array(SearchRow), v.description("search: compact rows."))),
   notIndexed: v.optional(count),
