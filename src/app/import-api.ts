@@ -19,10 +19,10 @@ import {
   type SessionMeta,
 } from "../storage/sqlite/session-meta-repo.ts";
 import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
-import { removeMessage } from "../memory/remove-message.ts";
+import { UnknownMessageError, removeMessage } from "../memory/remove-message.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { ForeignDatabaseError, openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
-import type { ImportWriter } from "./import-target.ts";
+import type { ImportWriter, RemovalOutcome } from "./import-target.ts";
 
 export class ImportApi implements ImportWriter {
   readonly vectors: string;
@@ -73,13 +73,22 @@ export class ImportApi implements ImportWriter {
   }
 
   /**
-   * Remove one imported message that the source itself removed (a Gemini rewind); false when it could not be
-   * removed here. The removal goes through the one rm-message routine, tombstone included.
+   * Remove one imported message that the source itself removed (a Gemini rewind): "removed", "kept" when it could
+   * not be removed here (another session holds the id), "gone" when another writer (a concurrent import of the same
+   * source, rm-message) removed it first. The removal goes through the one rm-message routine, tombstone included.
    */
-  removeMessage(session: string, id: string): boolean {
-    if (getMessagesById(this.ctx.db, [id])[0]?.session !== session) return false;
-    removeMessage(this.ctx, session, id, { dropSummary: false });
-    return true;
+  removeMessage(session: string, id: string): RemovalOutcome {
+    const holder = getMessagesById(this.ctx.db, [id])[0]?.session;
+    if (holder === undefined) return "gone";
+    if (holder !== session) return "kept";
+    try {
+      removeMessage(this.ctx, session, id, { dropSummary: false });
+    } catch (e) {
+      // Checked again under the lock: only a removal made since can take it away.
+      if (e instanceof UnknownMessageError) return "gone";
+      throw e;
+    }
+    return "removed";
   }
 
   fileState(source: string, path: string): ImportFileState | undefined {

@@ -9,6 +9,9 @@ import type { ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
 
 type Maybe<T> = T | Promise<T>;
 
+/** What became of a message the source took back: removed here, kept (another session holds its id), or gone already. */
+export type RemovalOutcome = "removed" | "kept" | "gone";
+
 export interface ImportWriter {
   /** Where the vectors are, as a failure to purge them names it. */
   readonly vectors: string;
@@ -25,7 +28,7 @@ export interface ImportWriter {
   setMeta(session: string, meta: MetaUpdate): Maybe<void>;
   meta(session: string): Maybe<SessionMeta | undefined>;
   messageIds(session: string): Maybe<string[]>;
-  removeMessage(session: string, id: string): Maybe<boolean>;
+  removeMessage(session: string, id: string): Maybe<RemovalOutcome>;
   fileState(source: string, path: string): Maybe<ImportFileState | undefined>;
   saveFileState(source: string, path: string, state: ImportFileState): Maybe<void>;
   exportSessions(options?: ExportOptions): Iterable<ExportSession> | AsyncIterable<ExportSession>;

@@ -187,7 +187,8 @@ async function removeGone(
     return;
   }
   for (const id of gone) {
-    if (await api.imports.removeMessage(session, id)) report.messages.removed++;
-    else report.notRemoved++;
+    const outcome = await api.imports.removeMessage(session, id);
+    if (outcome === "removed") report.messages.removed++;
+    else if (outcome === "kept") report.notRemoved++;
   }
 }

@@ -21,14 +21,14 @@ import {
   type ImportWriteOptions,
   type ImportWriteResult,
 } from "../../memory/imports/import-write.ts";
-import type { RemoveMessageResult } from "../../memory/remove-message.ts";
+import { UnknownMessageError, type RemoveMessageResult } from "../../memory/remove-message.ts";
 import { UnknownSessionError } from "../../memory/session-admin.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
 import { openForeignDatabase, type ForeignDatabase } from "../../storage/foreign/foreign-sqlite.ts";
 import type { MetaUpdate, SessionMeta } from "../../storage/ports/archive-port.ts";
 import type { ImportFileState } from "../../storage/ports/shared-archive-port.ts";
 import { idTombstoneHash } from "../../storage/ports/tombstone-hash.ts";
-import type { ImportWriter } from "../import-target.ts";
+import type { ImportWriter, RemovalOutcome } from "../import-target.ts";
 import { makeLocalHome, type SharedContext } from "./shared-context.ts";
 
 /** Messages appended in one round trip: bounds the statement's size whatever the importer hands over. */
@@ -169,11 +169,18 @@ export class SharedImports implements ImportWriter {
   }
 
   /** Remove one imported message the source removed (a rewind), tombstone included; the caller purges vectors. */
-  async removeMessage(session: string, id: string): Promise<boolean> {
+  async removeMessage(session: string, id: string): Promise<RemovalOutcome> {
     const [m] = await this.home.ctx.archive.messagesById([id]);
-    if (m?.session !== session) return false;
-    await this.home.removeMessage(id, false);
-    return true;
+    if (m === undefined) return "gone";
+    if (m.session !== session) return "kept";
+    try {
+      await this.home.removeMessage(id, false);
+    } catch (e) {
+      // Another host's (or process's) import of the same source removed it first.
+      if (e instanceof UnknownMessageError) return "gone";
+      throw e;
+    }
+    return "removed";
   }
 
   fileState(source: string, path: string): Promise<ImportFileState | undefined> {
