@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { filesHolding } from "../fixture/files-holding.ts";
 import {
   CODEX_FIRST_ID,
   CODEX_ID,
@@ -567,6 +568,29 @@ describe("Codex thread names and spawned sub-agents", () => {
       join(home, "session_index.jsonl"),
       `${entry("019e1111-0000-7000-8000-0000000000cc", "Another name", "2026-10-06T13:05:00Z")}\n`,
     );
+    expect((await importWith(api, "codex", [join(home, "sessions")])).files).toMatchObject({ read: 0, unchanged: 1 });
+    api.close();
+  });
+
+  test("a thread name holding a secret reaches no file of the home: the title is redacted, the read state keeps a hash", async () => {
+    const home = join(tempHome("codex-src-"), ".codex");
+    const dir = join(home, "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`);
+    writeFileSync(file, `${[meta(PARENT, "cli"), said(1, "user_message", "rotate the deploy token")].join("\n")}\n`);
+    const secret = "ghp_R8x2Kq9LmN4pV7tW1yZ3bC6dF0hJ5sA8uE2g";
+    const index = join(home, "session_index.jsonl");
+    const entry = (name: string) =>
+      `${JSON.stringify({ id: PARENT, thread_name: name, updated_at: "2026-10-06T12:00:02Z" })}\n`;
+    writeFileSync(index, entry(`Rotate ${secret}`));
+    const { api, home: memvoyHome } = openTemp();
+    await importWith(api, "codex", [join(home, "sessions")]);
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Rotate [REDACTED:github-token]");
+    expect(filesHolding(memvoyHome, secret)).toEqual([]);
+    // A rename is still seen from the hash alone.
+    appendFileSync(index, entry("Token rotation"));
+    expect((await importWith(api, "codex", [join(home, "sessions")])).files).toMatchObject({ read: 1 });
+    expect(sessionInfo(api, `codex-${PARENT}`)?.title).toBe("Token rotation");
     expect((await importWith(api, "codex", [join(home, "sessions")])).files).toMatchObject({ read: 0, unchanged: 1 });
     api.close();
   });

@@ -4,7 +4,7 @@
 // document per session, sessions/rollout-<date>-<uuid>.json (codex-json.ts).
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
-import { importedSessionId } from "../../shared/import-id.ts";
+import { importedSessionId, shortHash } from "../../shared/import-id.ts";
 import { recordTime } from "../record-time.ts";
 import type { FileRead, ImportedMessage, Problem, ReadContext, Source } from "../import-types.ts";
 import { NotThisFormatError } from "../import-types.ts";
@@ -37,7 +37,7 @@ export const codex: Source = {
   outdated: (file, state) => {
     if (typeof state.sessionId !== "string") return false;
     const name = indexedThreadName(file, state.sessionId);
-    return name !== undefined && name !== state.indexedName;
+    return name !== undefined && shortHash(name) !== state.indexedNameHash;
   },
 };
 
@@ -259,7 +259,8 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
       line,
       titled: titled || fallback !== undefined || named !== undefined,
       ...(parent !== undefined && { parent }),
-      ...(indexed !== undefined && { indexedName: indexed }),
+      // A hash, never the name: the state is kept as it is (a name may hold a secret, which the title has redacted).
+      ...(indexed !== undefined && { indexedNameHash: shortHash(indexed) }),
       ...(inTurn && { inTurn }),
       ...(last.user !== undefined && { lastUser: last.user }),
       ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
