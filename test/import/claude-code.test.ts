@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "
 import { join } from "node:path";
 import { stampAgrees } from "../fixture/history-stamp.ts";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { filesHolding } from "../fixture/files-holding.ts";
 import {
   CC_SESSION_A,
   CC_SESSION_B,
@@ -561,7 +562,7 @@ describe("import claude-code", () => {
     api.close();
   });
 
-  test("a summary read in a pass before its leaf was written titles the session when a later pass reads the leaf", async () => {
+  test("a summary read in a pass before its leaf was written titles the session when a later pass reads the leaf; its text is not kept", async () => {
     const dir = join(tempHome("cc-src-"), "-home-dev-shop");
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${CC_SESSION_A}.jsonl`);
@@ -583,17 +584,20 @@ describe("import claude-code", () => {
         timestamp: at,
       });
     // Other sessions' summaries at the top (Claude Code 1.0), then this one's, whose leaf p-2 is not written yet.
+    const secret = "ghp_R8x2Kq9LmN4pV7tW1yZ3bC6dF0hJ5sA8uE2g";
     writeFileSync(
       file,
       `${[
-        JSON.stringify({ type: "summary", summary: "Dark mode toggle", leafUuid: "n-2" }),
+        JSON.stringify({ type: "summary", summary: `Dark mode toggle, token ${secret}`, leafUuid: "n-2" }),
         JSON.stringify({ type: "summary", summary: "Checkout test flakiness", leafUuid: "p-2" }),
         record("user", "p-1", null, "why does checkout fail?", "2025-06-20T09:00:00.000Z"),
       ].join("\n")}\n`,
     );
-    const { api } = openTemp();
+    const { api, home } = openTemp();
     await importWith(api, "claude-code", [dir]);
     expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("why does checkout fail?");
+    // The waiting summaries are kept by their place in the file, not their text, which may hold a secret.
+    expect(filesHolding(home, secret)).toEqual([]);
     appendFileSync(
       file,
       `${record("assistant", "p-2", "p-1", [{ type: "text", text: "A shared cart id." }], "2025-06-20T09:00:05.000Z")}\n`,
@@ -604,6 +608,7 @@ describe("import claude-code", () => {
     appendFileSync(file, `${record("user", "p-3", "p-2", "and the fix?", "2025-06-20T09:01:00.000Z")}\n`);
     await importWith(api, "claude-code", [dir]);
     expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
+    expect(filesHolding(home, secret)).toEqual([]);
     api.close();
   });
 

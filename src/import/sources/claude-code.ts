@@ -126,7 +126,7 @@ function readTranscript(ctx: ReadContext): FileRead {
     if (typeof r.sessionId === "string" && sessionId === undefined) sessionId = r.sessionId;
     if (typeof r.cwd === "string" && project === undefined) project = r.cwd;
     const named = ownTitle(r);
-    if (named && r.type === "summary") summaries.push({ ...named, leaf: r.leafUuid });
+    if (named && r.type === "summary") summaries.push({ ...named, leaf: r.leafUuid, start: l.start, line: l.line });
     else if (named && named.rank >= rank) ({ title, rank } = named);
     const uuid = typeof r.uuid === "string" ? r.uuid : undefined;
     if (uuid !== undefined) uuids.add(uuid);
@@ -163,10 +163,14 @@ function readTranscript(ctx: ReadContext): FileRead {
   const summary = summaries.findLast((x) =>
     typeof x.leaf !== "string" ? true : x.waited ? uuids.has(x.leaf) : ofThisFile(x.leaf),
   );
-  if (summary && summary.rank >= rank) ({ title, rank } = summary);
-  const waiting = (summary ? summaries.slice(summaries.indexOf(summary) + 1) : summaries)
-    .filter((x) => typeof x.leaf === "string")
-    .map(({ title, rank, leaf }) => ({ title, rank, leaf }));
+  const summarized = summary && summary.rank >= rank ? summaryTitle(ctx.file, summary) : undefined;
+  if (summary && summarized !== undefined) ({ title, rank } = { title: summarized, rank: summary.rank });
+  // Kept by where the record is and a hash of its text, never the text (it may hold a secret): read again when used.
+  const waiting = (summary ? summaries.slice(summaries.indexOf(summary) + 1) : summaries).flatMap((x) =>
+    typeof x.leaf === "string" && x.start !== undefined && x.line !== undefined
+      ? [{ rank: x.rank, leaf: x.leaf, start: x.start, line: x.line, h: x.h ?? blockHash(x.title ?? "") }]
+      : [],
+  );
   if (ctx.offset === 0 && lines > 0 && records === 0)
     throw new NotThisFormatError({
       file: ctx.file,
@@ -299,16 +303,39 @@ function ownerOf(r: Record<string, unknown>, file: string | undefined): string |
 /** Summaries whose leaf no earlier pass had read yet (Claude Code 1.0 also wrote other sessions' summaries, which never get one). */
 const SUMMARIES_KEPT = 16;
 
-type Summary = { title: string; rank: number; leaf: unknown; waited?: true };
+/**
+ * A summary record: its title when read in this pass; one waiting from an earlier pass has the record's place in the
+ * file (start, line) and a hash of its title instead (a state written before kept the title itself).
+ */
+type Summary = {
+  title?: string;
+  rank: number;
+  leaf: unknown;
+  waited?: true;
+  start?: number;
+  line?: number;
+  h?: string;
+};
 
 function waitingSummaries(kept: unknown): Summary[] {
   if (!Array.isArray(kept)) return [];
-  return kept
-    .filter(
-      (x): x is { title: string; rank: number; leaf: string } =>
-        isObject(x) && typeof x.title === "string" && typeof x.rank === "number" && typeof x.leaf === "string",
-    )
-    .map((x) => ({ title: x.title, rank: x.rank, leaf: x.leaf, waited: true }));
+  return kept.flatMap((x): Summary[] => {
+    if (!isObject(x) || typeof x.rank !== "number" || typeof x.leaf !== "string") return [];
+    if (typeof x.title === "string") return [{ title: x.title, rank: x.rank, leaf: x.leaf, waited: true }];
+    return typeof x.start === "number" && typeof x.line === "number" && typeof x.h === "string"
+      ? [{ rank: x.rank, leaf: x.leaf, waited: true, start: x.start, line: x.line, h: x.h }]
+      : [];
+  });
+}
+
+/** A summary's title: as read in this pass, else its record read again (undefined when the line no longer holds it). */
+function summaryTitle(file: string, x: Summary): string | undefined {
+  if (x.title !== undefined) return x.title;
+  if (x.start === undefined || x.line === undefined) return undefined;
+  const first = jsonlLines(file, x.start, x.line).next();
+  const r = first.done ? undefined : tryJson(first.value.text);
+  const title = isObject(r) && r.type === "summary" ? ownTitle(r)?.title : undefined;
+  return title !== undefined && blockHash(title) === x.h ? title : undefined;
 }
 
 /** A title record: the person's rename (custom-title), the AI-generated title (ai-title), a summary record. */
