@@ -106,7 +106,8 @@ describe("import gemini", () => {
     const { api } = openTemp();
     const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
     expect(r.files).toMatchObject({ found: 6, read: 6, failed: 0 });
-    const id = "gem-checkpoint-9d1c0a7e-ports_cleanup";
+    // The space is not in the session-id rules: the id keeps a hash of the name, as every such tag's does.
+    const id = "gem-checkpoint-9d1c0a7e-ports_cleanup-aacec35faf21a365";
     const texts = (session: string) => messagesOf(api, session).map(([role, text]) => [role, text]);
     expect(texts(id)).toEqual([
       ["user", "what about 22?"],
@@ -344,6 +345,57 @@ describe("import gemini", () => {
       "and the docs",
       "- keep the old name as an alias",
     ]);
+    api.close();
+  });
+
+  test("checkpoints whose tags differ only in characters outside the session-id rules are separate sessions", async () => {
+    const home = tempHome("gem-src-");
+    const project = join(home, ".gemini", "tmp", "9d1c0a7e");
+    mkdirSync(project, { recursive: true });
+    const save = (tag: string, prompt: string, answer: string) =>
+      writeFileSync(
+        join(project, `checkpoint-${encodeURIComponent(tag)}.json`),
+        JSON.stringify({
+          history: [
+            { role: "user", parts: [{ text: prompt }] },
+            { role: "model", parts: [{ text: answer }] },
+          ],
+        }),
+      );
+    save("修正", "how do I fix the parser?", "Use a state machine.");
+    save("設計", "design the cache", "An LRU cache.");
+    const { api } = openTemp();
+    const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
+    expect(r).toMatchObject({ sessions: 2, messages: { added: 4 } });
+    const fix = "gem-checkpoint-9d1c0a7e-__-d10d8ddcf6fbea52";
+    const design = "gem-checkpoint-9d1c0a7e-__-e2d02e7675748146";
+    expect(sessionInfo(api, fix)).toMatchObject({ title: "修正", messages: 2 });
+    expect(sessionInfo(api, design)).toMatchObject({ title: "設計", messages: 2 });
+    expect(messagesOf(api, fix).map((m) => m[1])).toEqual(["how do I fix the parser?", "Use a state machine."]);
+    api.close();
+  });
+
+  test("a checkpoint imported before its id could keep a hash stays in its session when saved again", async () => {
+    const home = tempHome("gem-src-");
+    const project = join(home, ".gemini", "tmp", "9d1c0a7e");
+    mkdirSync(project, { recursive: true });
+    const file = join(project, `checkpoint-${encodeURIComponent("修正")}.json`);
+    const turns = [
+      { role: "user", parts: [{ text: "how do I fix the parser?" }] },
+      { role: "model", parts: [{ text: "Use a state machine." }] },
+    ];
+    writeFileSync(file, JSON.stringify({ history: turns }));
+    const { api } = openTemp();
+    // The read state an earlier memvoy kept, which named no session (its id had no hash): the file changed since.
+    const state = JSON.stringify({ base: "1780000000000000000" });
+    api.imports.saveFileState("gemini", file, { size: 0, mtimeNs: 0n, offset: 0, head: "0:", state });
+    const legacy = "gem-checkpoint-9d1c0a7e-__";
+    expect((await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } })).sessions).toBe(1);
+    expect(sessionInfo(api, legacy)?.messages).toBe(2);
+    writeFileSync(file, JSON.stringify({ history: [...turns, { role: "user", parts: [{ text: "and the tests?" }] }] }));
+    const r = await importWith(api, "gemini", [], { env: { GEMINI_CLI_HOME: home } });
+    expect(r).toMatchObject({ sessions: 1, messages: { added: 1, existing: 2 } });
+    expect(sessionInfo(api, legacy)?.messages).toBe(3);
     api.close();
   });
 

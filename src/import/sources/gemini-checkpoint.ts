@@ -70,10 +70,19 @@ export function readCheckpoint(ctx: ReadContext, chatTurns: (folder: string) => 
   const name = basename(ctx.file);
   const tag = name === "checkpoint.json" ? undefined : decodeTag(name.slice("checkpoint-".length, -".json".length));
   const first = tag === undefined ? messages.find((m) => m.role === "user") : undefined;
+  const named = `checkpoint-${basename(project)}${tag === undefined ? "" : `-${tag}`}`;
+  // Tags are typed: two that differ only in characters outside the session-id rules stay two sessions. A checkpoint
+  // first read before that (its state has no session) keeps the id it was given, so its turns are not imported again.
+  const id =
+    typeof ctx.prior.session === "string"
+      ? ctx.prior.session
+      : ctx.prior.base !== undefined
+        ? importedSessionId("gem", named)
+        : importedSessionId("gem", named, { distinct: true });
   return {
     sessions: [
       {
-        id: importedSessionId("gem", `checkpoint-${basename(project)}${tag === undefined ? "" : `-${tag}`}`),
+        id,
         title: tag ?? (first ? titleFrom(first.content) : undefined),
         titleIsFallback: tag === undefined,
         project: projectRoot(project) ?? basename(project),
@@ -81,7 +90,7 @@ export function readCheckpoint(ctx: ReadContext, chatTurns: (folder: string) => 
       },
     ],
     skipped,
-    state: { base: String(base), ...(seen.size > 0 && { seen: [...seen] }) },
+    state: { base: String(base), session: id, ...(seen.size > 0 && { seen: [...seen] }) },
   };
 }
 
