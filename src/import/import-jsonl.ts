@@ -4,6 +4,7 @@ import { describeError } from "../shared/describe-error.ts";
 import type { ImportTarget } from "../app/import-target.ts";
 import { isRole, type MessageRecord } from "../shared/message.ts";
 import { recordTime } from "./record-time.ts";
+import { TIME_RANGE_TEXT } from "../shared/time.ts";
 import { sendAtAsWritten } from "../shared/send-at-text.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
 import { NotThisFormatError, type Problem } from "./import-types.ts";
@@ -172,7 +173,7 @@ async function readOne(
       typeof r.content !== "string" ||
       sendAt === undefined
     ) {
-      skip({ file, line: l.line, reason: "message line needs id, session, role (user|assistant), content and sendAt" });
+      skip({ file, line: l.line, reason: `message line: ${messageLineProblems(r, sendAt).join("; ")}` });
       continue;
     }
     found();
@@ -189,4 +190,24 @@ async function readOne(
   await settleMeta();
   if (lines > 0 && good === 0)
     throw new NotThisFormatError({ file, expected: "a memvoy export", because: "no session or message line" });
+}
+
+/** What a message line lacks or gives wrong, each field named (its content is never shown). */
+function messageLineProblems(r: Record<string, unknown>, sendAt: bigint | undefined): string[] {
+  const out: string[] = [];
+  const bad = (field: string, rule: string) =>
+    out.push(r[field] === undefined ? `no ${field}` : `${field} ${shown(r[field])} ${rule}`);
+  if (typeof r.id !== "string" || !ID.test(r.id)) bad("id", "is not 1-64 of A-Z a-z 0-9 _ -");
+  if (typeof r.session !== "string" || !SESSION.test(r.session)) bad("session", "is not a session id");
+  if (!isRole(r.role)) bad("role", "is not user or assistant");
+  if (typeof r.content !== "string") out.push(r.content === undefined ? "no content" : "content is not a string");
+  if (sendAt === undefined)
+    bad("sendAt", `is not a time (RFC 3339, or a unix time in s, ms, us or ns) within ${TIME_RANGE_TEXT}`);
+  return out;
+}
+
+/** A value as the report shows it: JSON, cut to a line's worth. */
+function shown(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }

@@ -10,6 +10,42 @@ import { importWith, memvoyExportLines, messagesOf, sessionInfo } from "./suppor
 afterAll(removeTempHomes);
 
 describe("import jsonl", () => {
+  test("a refused message line says which field is wrong, and never shows its content", async () => {
+    const file = join(tempHome("jsonl-"), "edited.jsonl");
+    const line = (o: Record<string, unknown>) =>
+      JSON.stringify({
+        type: "message",
+        id: "01KJMA0MG8VAKDWNJJK26GKTH6",
+        session: "s1",
+        role: "user",
+        content: "private words",
+        sendAt: "2026-03-01T09:00:05Z",
+        ...o,
+      });
+    writeFileSync(
+      file,
+      `${[
+        line({ sendAt: "1969-12-31T23:59:59Z" }),
+        line({ sendAt: "2026-02-30T09:00:00Z" }),
+        line({ id: "not an id", role: "system" }),
+        line({ session: undefined, content: 42 }),
+        line({ id: "01KJMA0MG8VAKDWNJJK26GKTH9" }),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    const r = await importJsonlFiles(api, [file]);
+    expect(r).toMatchObject({ messages: { added: 1 }, skippedCount: 4 });
+    const when = "(RFC 3339, or a unix time in s, ms, us or ns) within 1970-01-01T00:00:00Z to 2262-04-11T23:47:16Z";
+    expect(r.skipped.map((p) => [p.line, p.reason])).toEqual([
+      [1, `message line: sendAt "1969-12-31T23:59:59Z" is not a time ${when}`],
+      [2, `message line: sendAt "2026-02-30T09:00:00Z" is not a time ${when}`],
+      [3, 'message line: id "not an id" is not 1-64 of A-Z a-z 0-9 _ -; role "system" is not user or assistant'],
+      [4, "message line: no session; content is not a string"],
+    ]);
+    expect(JSON.stringify(r)).not.toContain("private words");
+    api.close();
+  });
+
   test("keeps ids, times, senders and metadata; never redacts; bad lines are skipped with file:line", async () => {
     const file = join(tempHome("jsonl-"), "backup.jsonl");
     const token = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh";
