@@ -111,6 +111,13 @@ export function* jsonlLines(
   }
 }
 
+/** The complete line starting at byte `offset` (numbered `line`), the file closed again; undefined when there is none. */
+export function lineAt(file: string, offset: number, line: number): Line | undefined {
+  // Returning from the loop ends the generator, whose finally closes the file: a bare next() would leave it open.
+  for (const l of jsonlLines(file, offset, line)) return l;
+  return undefined;
+}
+
 /** Whether the file's bytes before `end` hold `needle` (read in chunks, none held whole). */
 export function holdsBefore(file: string, end: number, needle: string): boolean {
   const want = Buffer.from(needle, "utf8");

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stampAgrees } from "../fixture/history-stamp.ts";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
@@ -602,7 +602,9 @@ describe("import claude-code", () => {
       file,
       `${record("assistant", "p-2", "p-1", [{ type: "text", text: "A shared cart id." }], "2025-06-20T09:00:05.000Z")}\n`,
     );
+    const fds = openFds();
     await importWith(api, "claude-code", [dir]);
+    expect(openFds()).toBe(fds);
     expect(sessionInfo(api, `cc-${CC_SESSION_A}`)?.title).toBe("Checkout test flakiness");
     // A later turn keeps it; the other session's summary never names this one.
     appendFileSync(file, `${record("user", "p-3", "p-2", "and the fix?", "2025-06-20T09:01:00.000Z")}\n`);
@@ -1023,6 +1025,11 @@ function queueTranscript(version: string) {
   };
 }
 
+/** How many files this process has open (Linux; -1 elsewhere, where the checks compare -1 with -1). */
+function openFds(): number {
+  return existsSync("/proc/self/fd") ? readdirSync("/proc/self/fd").length : -1;
+}
+
 function writeQueueTranscript(lines: string[]): string {
   const dir = join(tempHome("cc-queue-"), "projects", "-home-dev-pdf");
   mkdirSync(dir, { recursive: true });
@@ -1120,7 +1127,10 @@ describe("prompts typed while Claude is busy", () => {
     const { api } = openTemp();
     expect((await importWith(api, "claude-code", [file])).messages.added).toBe(1);
     appendFileSync(file, tail.map((l) => `${l}\n`).join(""));
+    // The enqueue line is read again for the prompt's words, and the file closed again (a daemon runs for weeks).
+    const fds = openFds();
     expect((await importWith(api, "claude-code", [file])).messages.added).toBe(2);
+    expect(openFds()).toBe(fds);
     expect(messagesOf(api, QID)).toEqual(expected);
     expect((await importWith(api, "claude-code", [file])).messages.added).toBe(0);
     api.close();

@@ -2,7 +2,7 @@
 // (queue-operation enqueue). One that waits for the turn's end is dequeued and written again as a user record; one
 // the running turn absorbs is removed and written as a queued_command attachment (2.1.97 on) or, before 2.1.97,
 // nowhere but in its enqueue line; popAll takes queued prompts back into the input box to be edited.
-import { isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { isObject, lineAt, tryJson } from "../read-lines.ts";
 import { cleanUserText } from "./claude-code-text.ts";
 
 /** How many queued prompts, and absorbed ones awaiting their other record, a transcript's state remembers. */
@@ -163,8 +163,8 @@ export class PromptQueue {
   private textOf(w: Waiting): string | undefined {
     let raw = this.texts.get(w.start);
     if (raw === undefined) {
-      const first = jsonlLines(this.file, w.start, w.line).next();
-      const r = first.done ? undefined : tryJson(first.value.text);
+      const first = lineAt(this.file, w.start, w.line);
+      const r = first === undefined ? undefined : tryJson(first.text);
       if (isObject(r) && r.type === "queue-operation" && typeof r.content === "string") raw = r.content;
     }
     const text = raw === undefined ? undefined : queuedText(raw);

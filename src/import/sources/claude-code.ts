@@ -8,7 +8,7 @@ import type { Role } from "../../shared/message.ts";
 import { recordTime } from "../record-time.ts";
 import { NotThisFormatError } from "../import-types.ts";
 import type { FileRead, ImportedMessage, ImportedSession, Problem, ReadContext, Source } from "../import-types.ts";
-import { holdsBefore, isObject, jsonlLines, tryJson } from "../read-lines.ts";
+import { holdsBefore, isObject, jsonlLines, lineAt, tryJson } from "../read-lines.ts";
 import { homeOf, listFiles, titleFrom } from "../source-files.ts";
 import {
   besideToolResult,
@@ -332,8 +332,8 @@ function waitingSummaries(kept: unknown): Summary[] {
 function summaryTitle(file: string, x: Summary): string | undefined {
   if (x.title !== undefined) return x.title;
   if (x.start === undefined || x.line === undefined) return undefined;
-  const first = jsonlLines(file, x.start, x.line).next();
-  const r = first.done ? undefined : tryJson(first.value.text);
+  const first = lineAt(file, x.start, x.line);
+  const r = first === undefined ? undefined : tryJson(first.text);
   const title = isObject(r) && r.type === "summary" ? ownTitle(r)?.title : undefined;
   return title !== undefined && blockHash(title) === x.h ? title : undefined;
 }
