@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { filesHolding } from "../fixture/files-holding.ts";
@@ -692,6 +692,38 @@ describe("Codex thread names and spawned sub-agents", () => {
     ]);
     api.close();
     other.api.close();
+  });
+
+  test("a fork read again after its parent's rollout was archived still leaves the parent's copies to the parent", async () => {
+    const FORKED = "019e1111-0000-7000-8000-0000000000ed";
+    const codexHome = tempHome("codex-fork-moved-");
+    const dir = join(codexHome, "sessions", "2026", "10", "06");
+    const archived = join(codexHome, "archived_sessions");
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(archived, { recursive: true });
+    const parentLines = [meta(PARENT, "cli"), said(1, "user_message", "why does the proxy drop websockets?")];
+    const parentName = `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`;
+    writeFileSync(join(dir, parentName), `${parentLines.join("\n")}\n`);
+    const restamped = (line: string, i: number) =>
+      JSON.stringify({ ...JSON.parse(line), timestamp: `2026-10-06T12:00:30.00${i}Z` });
+    const forkName = `rollout-2026-10-06T12-00-30-${FORKED}.jsonl`;
+    writeFileSync(
+      join(dir, forkName),
+      `${[
+        l(at(30), "session_meta", { id: FORKED, forked_from_id: PARENT, cwd: "/home/dev/svc", source: "cli" }),
+        ...parentLines.map(restamped),
+        said(40, "user_message", "raise it to 60s then"),
+      ].join("\n")}\n`,
+    );
+    // One process (the daemon) imports, then both threads are archived (moved) and imported again.
+    const { api } = openTemp();
+    await importWith(api, "codex", [join(codexHome, "sessions")]);
+    renameSync(join(dir, parentName), join(archived, parentName));
+    renameSync(join(dir, forkName), join(archived, forkName));
+    await importWith(api, "codex", [join(codexHome, "sessions"), archived]);
+    expect(messagesOf(api, `codex-${FORKED}`).map((m) => m[1])).toEqual(["raise it to 60s then"]);
+    expect(messagesOf(api, `codex-${PARENT}`).map((m) => m[1])).toEqual(["why does the proxy drop websockets?"]);
+    api.close();
   });
 
   test("a fork of a parent whose .zst is cut short still leaves the copies of the parent's complete lines to it", async () => {

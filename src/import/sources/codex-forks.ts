@@ -1,11 +1,12 @@
 // Codex forks: a forked (or spawned) thread's rollout starts with its parent's rollout lines, copied after its own
 // session_meta and re-stamped to the fork's time. They are told by comparing with the parent's rollout on disk.
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { dirEntries } from "../../shared/dir-entries.ts";
 import { isObject, tryJson, wholeLines } from "../read-lines.ts";
 import { codexHomeOf } from "./codex-names.ts";
 
-/** Rollout files by thread id, per Codex home; listed again when a thread is not found. */
+/** Rollout files by thread id, per Codex home; listed again when a thread is not found, or its file moved (archived). */
 const listed = new Map<string, Map<string, string>>();
 
 /**
@@ -35,12 +36,11 @@ export const lineKey = (r: Record<string, unknown>): number =>
 function rolloutOf(fork: string, id: string): string | undefined {
   const roots = homeRoots(fork);
   const home = roots.join("\0");
-  let byId = listed.get(home);
-  if (!byId?.has(id)) {
-    byId = new Map();
-    for (const root of roots) walk(root, byId);
-    listed.set(home, byId);
-  }
+  const known = listed.get(home)?.get(id);
+  if (known !== undefined && existsSync(known)) return known;
+  const byId = new Map<string, string>();
+  for (const root of roots) walk(root, byId);
+  listed.set(home, byId);
   return byId.get(id);
 }
 
