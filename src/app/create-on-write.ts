@@ -37,6 +37,7 @@ export function createOnWrite(empty: HomeMemory, create: () => HomeMemory): Clos
         : now().write(session, records, meta, options),
     setMeta: (session, meta) => real().setMeta(session, meta),
     meta: (session) => now().meta(session),
+    holds: (session) => now().holds(session),
     messageIds: (session) => now().messageIds(session),
     removeMessage: (session, id) => real().removeMessage(session, id),
     fileState: (source, path) => now().fileState(source, path),

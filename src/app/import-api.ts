@@ -20,6 +20,7 @@ import {
 } from "../storage/sqlite/session-meta-repo.ts";
 import { getMessagesById, listSessionMessages } from "../storage/sqlite/messages-repo.ts";
 import { UnknownMessageError, removeMessage } from "../memory/remove-message.ts";
+import { sessionExists } from "../memory/session-admin.ts";
 import { withWriteLock } from "../storage/sqlite/write-lock.ts";
 import { ForeignDatabaseError, openForeignDatabase, type ForeignDatabase } from "../storage/foreign/foreign-sqlite.ts";
 import type { ImportWriter, RemovalOutcome } from "./import-target.ts";
@@ -65,6 +66,10 @@ export class ImportApi implements ImportWriter {
 
   meta(session: string): SessionMeta | undefined {
     return getSessionMeta(this.ctx.db, session);
+  }
+
+  holds(session: string): boolean {
+    return sessionExists(this.ctx, session);
   }
 
   /** The ids a session holds, in session order. */

@@ -27,6 +27,8 @@ export interface ImportWriter {
   ): Maybe<ImportWriteResult>;
   setMeta(session: string, meta: MetaUpdate): Maybe<void>;
   meta(session: string): Maybe<SessionMeta | undefined>;
+  /** Whether the home holds the session (its folder or its archive row), before an import writes to it. */
+  holds(session: string): Maybe<boolean>;
   messageIds(session: string): Maybe<string[]>;
   removeMessage(session: string, id: string): Maybe<RemovalOutcome>;
   fileState(source: string, path: string): Maybe<ImportFileState | undefined>;

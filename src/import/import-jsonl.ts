@@ -7,6 +7,7 @@ import { recordTime } from "./record-time.ts";
 import { TIME_RANGE_TEXT } from "../shared/time.ts";
 import { sendAtAsWritten } from "../shared/send-at-text.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
+import { JSONL_SOURCE } from "../memory/imports/export-lines.ts";
 import { NotThisFormatError, type Problem } from "./import-types.ts";
 import { isObject, streamLines, tryJson, wholeLines, type Line } from "./read-lines.ts";
 import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";
@@ -105,18 +106,28 @@ async function readOne(
   // A session line's metadata goes with its first messages, so that a session removed since (every message
   // tombstoned) does not come back empty; a session line with no message after it creates the session alone.
   let pending: { session: string; meta: MetaUpdate } | undefined;
+  // Whether this import creates each session, asked before its first write: such a session with no source of its
+  // own gets JSONL_SOURCE, so that the summary cron leaves it alone as it leaves every importer's.
+  const creates = new Map<string, boolean>();
+  const withSource = async (session: string, meta: MetaUpdate | undefined): Promise<MetaUpdate | undefined> => {
+    if (meta?.source !== undefined || o.dryRun) return meta;
+    let fresh = creates.get(session);
+    if (fresh === undefined) creates.set(session, (fresh = !(await api.imports.holds(session))));
+    return fresh ? { ...meta, source: JSONL_SOURCE } : meta;
+  };
   const settleMeta = async () => {
     // With --since a session none of whose messages are that recent is not created.
     if (pending && o.since === undefined) {
       sessions.add(pending.session);
-      if (!o.dryRun) await api.imports.setMeta(pending.session, pending.meta);
+      if (!o.dryRun) await api.imports.setMeta(pending.session, (await withSource(pending.session, pending.meta))!);
     }
     pending = undefined;
   };
   const flush = async () => {
     if (batchSession === undefined || batch.length === 0) return;
-    const meta = pending?.session === batchSession ? pending.meta : undefined;
-    if (meta) pending = undefined;
+    const given = pending?.session === batchSession ? pending.meta : undefined;
+    if (given) pending = undefined;
+    const meta = await withSource(batchSession, given);
     const r = await api.imports.write(batchSession, batch, meta, { redact: false, dryRun: o.dryRun, asStored: true });
     report.messages.added += r.added;
     report.messages.existing += r.existing - r.elsewhere.length;

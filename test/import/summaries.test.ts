@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { importWith } from "./support.ts";
+import { importJsonlFiles } from "../../src/import/import-jsonl.ts";
 
 afterAll(removeTempHomes);
 
@@ -23,6 +26,34 @@ describe("imported sessions and the summary cron", () => {
     expect(on.dueSessions()).toHaveLength(6);
     expect(on.summary(imported).due).toBe(true);
     on.close();
+  });
+
+  test("sessions an export moved into another home wait too; a session the home held keeps being summarized", async () => {
+    const { api: from, home: fromHome } = openTemp();
+    from.add("agent-1", [
+      { role: "user", content: "a session written by an agent" },
+      { role: "assistant", content: "and its answer" },
+    ]);
+    from.add("agent-2", { role: "user", content: "another one" });
+    from.close();
+    const exported = await cli(["export", "--all"], { home: fromHome });
+    expect(exported.code).toBe(0);
+    const file = join(tempHome("jsonl-"), "all.jsonl");
+    writeFileSync(file, exported.stdout);
+    const { api, home } = openTemp();
+    // agent-2 is already here, written by an agent: the import adds to it and it stays due.
+    api.add("agent-2", { role: "user", content: "said here first" });
+    await importJsonlFiles(api, [file]);
+    expect(api.dueSessions()).toEqual(["agent-2"]);
+    expect(api.summary("agent-1").due).toBe(false);
+    expect(api.sessions().find((s) => s.id === "agent-1")?.source).toBe("jsonl");
+    api.close();
+    // The source it was given is not part of the export: export, import, export gives the same bytes.
+    const { home: again } = openTemp();
+    const back = await cli(["import", "jsonl", file], { home: again });
+    expect(back.code).toBe(0);
+    expect((await cli(["export", "--all"], { home: again })).stdout).toBe(exported.stdout);
+    expect((await cli(["export", "agent-1"], { home })).stdout).not.toContain('"source"');
   });
 });
 

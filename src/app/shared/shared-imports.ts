@@ -164,6 +164,10 @@ export class SharedImports implements ImportWriter {
     return this.home.ctx.archive.sessionMeta(session);
   }
 
+  async holds(session: string): Promise<boolean> {
+    return (await this.home.ctx.archive.getSession(session)) !== undefined;
+  }
+
   async messageIds(session: string): Promise<string[]> {
     return (await this.home.ctx.archive.listMessages(session)).map((m) => m.id);
   }

@@ -31,9 +31,16 @@ export interface ExportSession {
 /** Messages read at a time for the export: a session of a million messages is never held whole. */
 export const EXPORT_PAGE = 10_000;
 
+/**
+ * The source `import jsonl` gives a session it creates whose line names none (a session made by `add`, exported):
+ * an imported session waits for [import] summarize = true, as every importer's does. Export leaves it out, so that
+ * export, import into an empty home, export gives the same bytes.
+ */
+export const JSONL_SOURCE = "jsonl";
+
 export function sessionLine(id: string, meta: SessionMeta): string {
   const o: Record<string, string> = { type: "session", id };
-  if (meta.source !== undefined) o.source = meta.source;
+  if (meta.source !== undefined && meta.source !== JSONL_SOURCE) o.source = meta.source;
   if (meta.title !== undefined) o.title = meta.title;
   if (meta.project !== undefined) o.project = meta.project;
   if (meta.parent !== undefined) o.parent = meta.parent;
