@@ -204,6 +204,10 @@ describe("memvoy import / export", () => {
     const watched = await cli(["import", "jsonl", fifo, "--watch"], { home: empty });
     expect(watched.code).toBe(2);
     expect(watched.stderr).toBe("memvoy: import jsonl: --watch must be used with files, not a pipe or device\n");
+    // --interval is the pace of --watch: alone it would run one pass and say nothing of the interval.
+    const paced = await cli(["import", "jsonl", file, "--interval", "5"], { home: empty });
+    expect(paced.code).toBe(2);
+    expect(paced.stderr).toBe("memvoy: import jsonl: --interval needs --watch\n");
     const other = await cli(["import", "chatgpt", fifo], { home: empty });
     expect(other.code).toBe(2);
     expect(other.stderr).toBe(

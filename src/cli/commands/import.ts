@@ -144,6 +144,14 @@ const spec: CommandSpec = {
           rule: "used with files, not a pipe or device",
         });
     }
+    // A pass at an interval is what --watch makes: alone, --interval would run once and say nothing of it.
+    if (num(p, "interval") !== undefined && !bool(p, "watch"))
+      throw new CommandUsageError({
+        problem: "flags-need",
+        command: `import ${source}`,
+        flags: ["--interval"],
+        needs: "--watch",
+      });
     if ((num(p, "interval") ?? 60) < 1)
       throw new CommandUsageError({ problem: "flag-rule", command, flag: "--interval", rule: "at least 1 second" });
     sinceFlag(str(p, "since"));
