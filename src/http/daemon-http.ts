@@ -4,9 +4,8 @@ import type { Config } from "../config/schema.ts";
 import { LocalMemoryApi, type MemoryHome, type VectorCalls } from "../app/api/local-memory-api.ts";
 import { errorMessage } from "../shared/errors.ts";
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
 import { programStamp } from "../config/program-stamp.ts";
-import { derivedPort, removeHttpFile, writeHttpFile } from "./http-file.ts";
+import { derivedPort, httpFileHolds, removeHttpFile, writeHttpFile } from "./http-file.ts";
 import { pathIdentity } from "../shared/path-identity.ts";
 import { startHttpServer, type HttpServer } from "./http-server.ts";
 
@@ -73,14 +72,14 @@ export function startDaemonHttp(
     lock,
   };
   writeHttpFile(httpFile, published);
-  let written = fileStamp(httpFile);
   // http.json removed or overwritten while the daemon runs (a clean-up, a restored backup holding an old token):
   // clients and commands could no longer find it, so it is written again, in this home only (its lock in place).
+  // Its content is compared, not its inode, size and time read after a write: another writer between the rename
+  // and that reading (or keeping the size and time) would have left its file taken for the daemon's own for good.
   const republish = setInterval(() => {
-    if (lock === undefined || fileStamp(httpFile) === written || pathIdentity(files.daemonLock) !== lock) return;
+    if (lock === undefined || httpFileHolds(httpFile, published) || pathIdentity(files.daemonLock) !== lock) return;
     try {
       writeHttpFile(httpFile, published);
-      written = fileStamp(httpFile);
       log.info("http.republished", { file: httpFile });
     } catch (err) {
       log.warn("http.republish_failed", { error: errorMessage(err) });
@@ -100,9 +99,3 @@ export function startDaemonHttp(
 
 /** How often the daemon looks whether its http.json is still the one it wrote. */
 const REPUBLISH_CHECK_MS = 1_000;
-
-/** What tells the file written from one removed, replaced or written over: inode, size and modification time. */
-function fileStamp(path: string): string | undefined {
-  const s = statSync(path, { throwIfNoEntry: false });
-  return s && `${s.ino}:${s.size}:${s.mtimeMs}`;
-}

@@ -15,19 +15,37 @@ export interface HttpFile {
   lock?: string;
 }
 
+const textOf = (f: HttpFile) => JSON.stringify(f, null, 2) + "\n";
+
 export function writeHttpFile(path: string, f: HttpFile): void {
-  writeFileAtomic(path, JSON.stringify(f, null, 2) + "\n");
+  writeFileAtomic(path, textOf(f));
+}
+
+/** Whether `path` holds exactly what writeHttpFile(path, f) wrote (a regular file, never read through a link). */
+export function httpFileHolds(path: string, f: HttpFile): boolean {
+  return readRegular(path) === textOf(f);
 }
 
 /** The file as the daemon wrote it: a regular file of this user, never through a link; undefined otherwise. */
 export function readHttpFile(path: string): HttpFile | undefined {
+  const text = readRegular(path);
+  if (text === undefined) return undefined;
+  try {
+    const f = JSON.parse(text) as HttpFile;
+    return typeof f.url === "string" && typeof f.token === "string" && typeof f.pid === "number" ? f : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of `path` when it is a regular file of this user, opened without following a link; else undefined. */
+function readRegular(path: string): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const st = fstatSync(fd);
     if (!st.isFile() || (process.getuid && st.uid !== process.getuid())) return undefined;
-    const f = JSON.parse(readFileSync(fd, "utf8")) as HttpFile;
-    return typeof f.url === "string" && typeof f.token === "string" && typeof f.pid === "number" ? f : undefined;
+    return readFileSync(fd, "utf8");
   } catch {
     return undefined;
   } finally {

@@ -51,6 +51,24 @@ test("http.json removed or overwritten while the daemon runs is written again, w
   expect(existsSync(join(home, "http.json"))).toBe(false);
 }, 60_000);
 
+test("http.json written over in place with the same size and time (a restored copy keeping its times) is written again too", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d);
+  const f = await httpFile(home);
+  const file = join(home, "http.json");
+  const times = join(home, "times-of-http.json");
+  expect(Bun.spawnSync(["cp", "-p", file, times]).exitCode).toBe(0);
+  // Paused, so that it looks only once the file is as the other writer left it: same inode, size and mtime.
+  d.proc.kill("SIGSTOP");
+  writeFileSync(file, JSON.stringify({ ...f, token: "x".repeat(f.token.length) }, null, 2) + "\n");
+  expect(Bun.spawnSync(["touch", "-r", times, file]).exitCode).toBe(0);
+  d.proc.kill("SIGCONT");
+  await waitFor(() => readHttp(home).token === f.token, 15_000, "the token written again");
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}, 60_000);
+
 test("the daemon publishes its URL and token in http.json (0600) and its URL in daemon status; the token leaks nowhere", async () => {
   const home = tempHome();
   const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });

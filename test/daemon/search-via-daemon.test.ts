@@ -322,8 +322,8 @@ async function withFakeDaemon(
     const ours = statSync(httpFile).ino;
     process.kill(daemonPid, "SIGCONT");
     // The daemon finds the file written over and writes its own back (a temp file, then a rename): waited for,
-    // so that the next test meets no file of it half made (a copy of the home would trip over its temp file). Its
-    // check runs each second on its event loop: on a loaded machine it has come later than 15 s.
+    // so that the next test meets no file of it half made (a copy of the home would trip over its temp file). It
+    // looks each second, comparing the file's content with its own.
     await waitFor(() => statSync(httpFile).ino !== ours, 60_000, "the daemon's own http.json written back");
   }
 }
