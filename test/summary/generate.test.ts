@@ -1,7 +1,7 @@
 // Generate against the real SDK and the fake Messages API: prompt structure, chunking, saving after each
 // chunk, failures (HTTP error, garbage, timeout, 529), cursor bootstrap, messages sharing one second.
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { MissingApiKeyError } from "../../src/llm/llm-errors.ts";
 import { cli } from "../fixture/home.ts";
 import {
@@ -636,4 +636,23 @@ test("a save interrupted between summary.json and the cursor is completed (or dr
   expect([r.outcome, s.fake.calls]).toEqual(["up-to-date", 0]);
   expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(utc(T0 + 121_000));
   expect(s.api.summary("s1").position).toEqual({ seq: newest.seq, id: newest.id });
+});
+
+test("a history.json dated ahead of the clock is read once, then the session is no longer due until a write", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  s.fake.respond(() => summaryStep({ current_discussion: current("first") }));
+  historyWrittenEarlier(s.home, "s1");
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const ahead = new Date(Date.UTC(2099, 0, 1));
+  utimesSync(s.home + "/sessions/s1/history.json", ahead, ahead);
+  // Not read yet: it may hold what another program wrote.
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["up-to-date"]);
+  // Before, it stayed due for good: a run at every tick of the cron.
+  expect(s.api.dueSessions()).toEqual([]);
+  expect(s.api.summary("s1")).toMatchObject({ due: false });
+  expect(s.fake.calls).toBe(1);
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "y" });
+  expect(s.api.dueSessions()).toEqual(["s1"]);
 });

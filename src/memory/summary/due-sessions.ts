@@ -3,9 +3,11 @@
 // newer than summary.json (the mtime gate), an unreadable summary.json, or a last run that did not finish.
 import { isTempSession } from "../../shared/session-id.ts";
 import { mtimeNs } from "../../storage/history/file-probe.ts";
+import { historyStamp } from "../../storage/history/history-file.ts";
+import { historyStampOf } from "../../storage/sqlite/history-stamps-repo.ts";
 import { listSessionRows, type SessionRow } from "../../storage/sqlite/sessions-repo.ts";
 import { getSessionMeta, listSessionMeta } from "../../storage/sqlite/session-meta-repo.ts";
-import { getSummaryRun } from "../../storage/sqlite/summary-runs-repo.ts";
+import { getSummaryRun, type SummaryRunRow } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
 import { readSummary } from "./summary-store.ts";
@@ -31,9 +33,26 @@ export function isDue(
     const quiet = last !== undefined && NOTHING_YET.has(last.outcome) && row !== undefined;
     return !(quiet && row.updatedAt < last.startedAt);
   }
-  if (history !== undefined && history > summary) return true;
+  if (history !== undefined && history > summary && !readAhead(ctx, session, history, last, row)) return true;
   // An unreadable summary.json waits for a run to move it aside and start over: no write may ever come.
   return summaryCorrupt(ctx, session);
+}
+
+/**
+ * A history.json dated ahead of the clock (touched with a future date, copied with the times of a machine running
+ * ahead) stays newer than the summary.json of every run: its mtime says nothing. It was read once the archive holds
+ * that very file (its stamp) and nothing was written to the session since the last finished run started.
+ */
+function readAhead(
+  ctx: MemoryContext,
+  session: string,
+  history: bigint,
+  last: SummaryRunRow | undefined,
+  row: Pick<SessionRow, "updatedAt"> | undefined,
+): boolean {
+  if (history <= BigInt(Date.now()) * 1_000_000n) return false;
+  if (last === undefined || row === undefined || row.updatedAt >= last.startedAt) return false;
+  return historyStampOf(ctx.db, session) === historyStamp(ctx.paths.history(session));
 }
 
 /** summary.json holds no summary; one that cannot be read at all (a folder, no permission) is the run's to report. */
