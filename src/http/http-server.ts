@@ -245,7 +245,10 @@ async function queryOnly(
       what: labelOf(r.name),
       issues: repeated.map((path) => ({ path, problem: "given more than once: give it once (it takes one value)" })),
     });
-  if (text === "") return queryInput(url, types);
+  // Bun hands a GET over without its body (req.body is null): its headers still say one was sent.
+  const unread =
+    !req.body && (Number(req.headers.get("content-length") ?? 0) > 0 || req.headers.has("transfer-encoding"));
+  if (text === "" && !unread) return queryInput(url, types);
   let fields: string[] = [];
   try {
     const body: unknown = JSON.parse(text);

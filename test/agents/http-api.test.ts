@@ -366,6 +366,30 @@ describe("bad input on every route: 400 naming the field, 404, 413; nothing chan
     expect((await s.fetch(`/v1/messages/${id}?dropSummary=true`, { method: "DELETE", body: "" })).status).toBe(200);
   });
 
+  test("a GET with a body (as requests.get(url, json=...) sends it) gets 400, not an answer that left the body unread", async () => {
+    // fetch() sends no GET body: the request is written by hand.
+    const get = async (path: string, body: string) => {
+      const chunks: Uint8Array[] = [];
+      const closed = Promise.withResolvers<void>();
+      const socket = await Bun.connect({
+        hostname: "127.0.0.1",
+        port: s.server.port,
+        socket: { data: (_, d) => void chunks.push(d), close: () => closed.resolve(), error: () => closed.resolve() },
+      });
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${s.server.port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      await closed.promise;
+      const text = Buffer.concat(chunks).toString();
+      return { status: Number(text.split(" ")[1]), body: text.slice(text.indexOf("\r\n\r\n") + 4) };
+    };
+    const r = await get("/v1/sessions/s1/history", JSON.stringify({ all: true }));
+    expect(r.status).toBe(400);
+    expect(r.body).toContain("history: GET takes no body: give its fields in the query string");
+    expect((await get("/v1/errors", "")).status).toBe(200);
+  });
+
   test("a body that is not JSON, or not an object, on every POST route", async () => {
     for (const r of ROUTES.filter((x) => x.method === "POST")) {
       const path = r.path.replace(/:\w+/g, "s1");
