@@ -656,3 +656,22 @@ test("a history.json dated ahead of the clock is read once, then the session is 
   addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "y" });
   expect(s.api.dueSessions()).toEqual(["s1"]);
 });
+
+test("a summary.json dated ahead of the clock does not keep the messages written since from being summarized", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  s.fake.respond(() => summaryStep({ current_discussion: current("first") }));
+  historyWrittenEarlier(s.home, "s1");
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const ahead = new Date(Date.UTC(2099, 0, 1));
+  utimesSync(s.home + "/sessions/s1/summary.json", ahead, ahead);
+  expect(s.api.dueSessions()).toEqual([]);
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "y" });
+  // Before, every write stayed older than summary.json: never due until the clock caught up.
+  expect(s.api.dueSessions()).toEqual(["s1"]);
+  s.fake.respond(() => summaryStep({ current_discussion: current("second") }));
+  historyWrittenEarlier(s.home, "s1");
+  expect((await s.api.summarize()).sessions.map((r) => r.outcome)).toEqual(["ok"]);
+  expect(s.fake.calls).toBe(2);
+  expect(s.api.dueSessions()).toEqual([]);
+});

@@ -33,26 +33,30 @@ export function isDue(
     const quiet = last !== undefined && NOTHING_YET.has(last.outcome) && row !== undefined;
     return !(quiet && row.updatedAt < last.startedAt);
   }
-  if (history !== undefined && history > summary && !readAhead(ctx, session, history, last, row)) return true;
+  const now = BigInt(Date.now()) * 1_000_000n;
+  if ((history ?? 0n) > now || summary > now) {
+    // A file dated ahead of the clock (touched with a future date, copied with the times of a machine running ahead)
+    // makes the mtime gate say nothing: a history.json ahead stays newer than the summary.json of every run, a
+    // summary.json ahead stays newer than every write. The archive tells instead.
+    if (!readSinceWritten(ctx, session, history, last, row)) return true;
+  } else if (history !== undefined && history > summary) return true;
   // An unreadable summary.json waits for a run to move it aside and start over: no write may ever come.
   return summaryCorrupt(ctx, session);
 }
 
 /**
- * A history.json dated ahead of the clock (touched with a future date, copied with the times of a machine running
- * ahead) stays newer than the summary.json of every run: its mtime says nothing. It was read once the archive holds
- * that very file (its stamp) and nothing was written to the session since the last finished run started.
+ * Whether the last run read all there is: it finished, nothing was written to the session since it started, and the
+ * archive holds the very history.json there is now (its stamp), so no other program changed it since.
  */
-function readAhead(
+function readSinceWritten(
   ctx: MemoryContext,
   session: string,
-  history: bigint,
+  history: bigint | undefined,
   last: SummaryRunRow | undefined,
   row: Pick<SessionRow, "updatedAt"> | undefined,
 ): boolean {
-  if (history <= BigInt(Date.now()) * 1_000_000n) return false;
   if (last === undefined || row === undefined || row.updatedAt >= last.startedAt) return false;
-  return historyStampOf(ctx.db, session) === historyStamp(ctx.paths.history(session));
+  return history === undefined || historyStampOf(ctx.db, session) === historyStamp(ctx.paths.history(session));
 }
 
 /** summary.json holds no summary; one that cannot be read at all (a folder, no permission) is the run's to report. */
