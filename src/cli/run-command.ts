@@ -78,6 +78,8 @@ export interface SubcommandsSpec {
   subcommands: Record<string, CommandSpec>;
   /** Subcommands not offered in errors (internal ones). */
   hidden?: string[];
+  /** Words people try that are no subcommand, each with what to do instead (added to the error). */
+  instead?: Record<string, string>;
 }
 
 /**
@@ -111,6 +113,12 @@ export async function runSubcommand(
   const sub = argv[at]!;
   const subSpec = Object.hasOwn(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
   if (!subSpec)
-    throw new CommandUsageError({ problem: "unknown-subcommand", command: spec.name, subcommand: sub, choices });
+    throw new CommandUsageError({
+      problem: "unknown-subcommand",
+      command: spec.name,
+      subcommand: sub,
+      choices,
+      instead: spec.instead && Object.hasOwn(spec.instead, sub) ? spec.instead[sub] : undefined,
+    });
   return runCommand(subSpec, [...argv.slice(0, at), ...argv.slice(at + 1)], (p, args) => body(sub, p, args));
 }

@@ -9,7 +9,7 @@ type CommandUsage =
   | { problem: "empty-home" }
   | { problem: "home-needs-folder"; got?: string }
   | { problem: "missing-subcommand"; command: string; choices: string[] }
-  | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[] }
+  | { problem: "unknown-subcommand"; command: string; subcommand: string; choices: string[]; instead?: string }
   | { problem: "unknown-option"; command: string; option: string; hint?: string; near?: string }
   | { problem: "option-before-subcommand"; command: string; option: string }
   | { problem: "flag-takes-no-value"; command: string; flag: string }
@@ -59,7 +59,7 @@ function describeUsage(d: CommandUsage): string {
     case "missing-subcommand":
       return `${d.command}: missing subcommand: use ${oneOf(d.choices)} ${help(d.command)}`;
     case "unknown-subcommand":
-      return `${d.command}: unknown subcommand ${JSON.stringify(d.subcommand)}: use ${oneOf(d.choices)}`;
+      return `${d.command}: unknown subcommand ${JSON.stringify(d.subcommand)}: use ${oneOf(d.choices)}${d.instead ? `; ${d.instead}` : ""}`;
     case "unknown-option":
       return `${d.command}: unknown option ${d.option}${meant(d.near)} (see memvoy ${d.command} --help${d.hint ?? ""})`;
     case "option-before-subcommand":

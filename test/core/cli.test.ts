@@ -42,6 +42,21 @@ describe("CLI", () => {
     ]);
   });
 
+  test("daemon start, run or restart (no such subcommands) says how the daemon is run", async () => {
+    const home = tempHome();
+    const start = await cli(["daemon", "start"], { home });
+    expect(start.code).toBe(2);
+    expect(start.stderr).toBe(
+      'memvoy: daemon: unknown subcommand "start": use status or stop; to run the daemon: memvoy --daemon (it stays in the foreground: run it under systemd or in a container, see memvoy daemon --help)\n',
+    );
+    expect((await cli(["daemon", "restart"], { home })).stderr).toContain(
+      "to restart it: memvoy daemon stop, then memvoy --daemon",
+    );
+    expect((await cli(["daemon", "bogus"], { home })).stderr).toBe(
+      'memvoy: daemon: unknown subcommand "bogus": use status or stop\n',
+    );
+  });
+
   test("help takes --home as every command does: its value is no topic", async () => {
     const home = tempHome();
     const main = await cli(["help", "--home", home]);

@@ -59,6 +59,9 @@ async function runWork(kind: string | undefined, p: Parsed): Promise<number> {
 
 const FLAGS: FlagSpecs = { timeout: { type: "number" }, "linger-ms": { type: "number" } };
 
+const RUN_IT =
+  "to run the daemon: memvoy --daemon (it stays in the foreground: run it under systemd or in a container, see memvoy daemon --help)";
+
 const COMMAND: SubcommandsSpec = {
   name: "daemon",
   usage,
@@ -68,6 +71,11 @@ const COMMAND: SubcommandsSpec = {
     work: { name: "daemon work", usage, flags: FLAGS, optional: ["KIND"] },
   },
   hidden: ["work"],
+  instead: {
+    start: RUN_IT,
+    run: RUN_IT,
+    restart: "to restart it: memvoy daemon stop, then memvoy --daemon (under systemd: systemctl --user restart memvoy)",
+  },
 };
 
 export function run(argv: readonly string[]): Promise<number> {
