@@ -71,7 +71,13 @@ export function startDaemonHttp(
     stamp: programStamp(config),
     lock,
   };
-  writeHttpFile(httpFile, published);
+  try {
+    writeHttpFile(httpFile, published);
+  } catch (err) {
+    // Unpublished, the API cannot be used (no one has its token): it must not go on holding its port.
+    void server.stop();
+    throw err;
+  }
   // http.json removed or overwritten while the daemon runs (a clean-up, a restored backup holding an old token):
   // clients and commands could no longer find it, so it is written again, in this home only (its lock in place).
   // Its content is compared, not its inode, size and time read after a write: another writer between the rename

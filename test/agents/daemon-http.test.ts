@@ -1,7 +1,7 @@
 // The daemon serves the HTTP API: http.json (0600) with URL and token, the URL in `daemon status`, the
 // token in no log, no `config show`, no status and no error body; a killed daemon loses no acknowledged write.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, openMemory, RemoteError } from "../../src/lib.ts";
 import { derivedPort } from "../../src/http/http-file.ts";
@@ -195,6 +195,44 @@ test("a configured port in use: the daemon runs without its API, and daemon stat
     busy.stop(true);
   }
 }, 60_000);
+
+test("http.json that cannot be written (a folder in its place): the API is off and leaves its port free", async () => {
+  const home = tempHome();
+  mkdirSync(join(home, "http.json"), { recursive: true });
+  const port = await freePort();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: String(port) });
+  await waitRunning(d);
+  const json = await waitFor(
+    async () => {
+      const st = JSON.parse((await cli(home, ["daemon", "status", "--json"])).stdout);
+      return st.httpError ? st : undefined;
+    },
+    15_000,
+    "the failed start in the state",
+  );
+  expect(json).toMatchObject({ running: true, http: null });
+  expect(json.httpError).toContain("http.json is a folder");
+  // Before, the server it could not publish went on listening, its token known to no one.
+  const listens = () => {
+    try {
+      Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await waitFor(listens, 15_000, "the port let go");
+  d.proc.kill("SIGTERM");
+  expect(await d.exited).toBe(0);
+}, 60_000);
+
+/** A port free now (the OS's pick, let go at once). */
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
 
 test("with no [http] port the port is derived from the home path, so two homes differ", () => {
   expect(derivedPort("/srv/memvoy-a")).not.toBe(derivedPort("/srv/memvoy-b"));
