@@ -83,12 +83,17 @@ export class DaemonLog {
 
   /**
    * The file open is no longer the one at the path (removed, or moved aside by logrotate): the next lines go to a
-   * new file at the path. Never in a home deleted or replaced meanwhile (the daemon stops then, writing nothing).
+   * new file at the path; the one still there has its size read again. Never in a home deleted or replaced
+   * meanwhile (the daemon stops then, writing nothing).
    */
   private reopenIfMoved(): void {
     try {
       const open = fstatSync(this.fd, { bigint: true });
-      if (pathIdentity(this.options.path) === `${open.dev}:${open.ino}`) return;
+      if (pathIdentity(this.options.path) === `${open.dev}:${open.ino}`) {
+        // Emptied in place (logrotate's copytruncate): the size counted so far would rotate it early.
+        this.size = Number(open.size);
+        return;
+      }
       if (pathIdentity(dirname(this.options.path)) !== this.folder) return;
       const fd = openAppendNoFollow(this.options.path);
       closeSync(this.fd);

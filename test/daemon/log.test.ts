@@ -1,6 +1,6 @@
 // daemon.log: one line per event, rotated by size keeping 3 old files, secrets never written.
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonLog, KEEP_ROTATED, redact } from "../../src/daemon/log.ts";
 import { cleanup, tempHome } from "../fixture/daemon-process.ts";
@@ -43,6 +43,20 @@ test("a log removed or moved aside while the daemon runs is made again at its pa
   log.info("job.done", { n: 4 });
   log.close();
   expect(existsSync(path)).toBe(false);
+});
+
+test("a log emptied in place (logrotate's copytruncate) is rotated at its size again, not early", () => {
+  const path = join(tempHome(), "daemon.log");
+  const log = new DaemonLog({ path, maxBytes: 4096, env: {} });
+  const line = () => log.info("job.done", { job: "summaries", detail: "x".repeat(60) });
+  for (let i = 0; i < 25; i++) line();
+  expect(existsSync(`${path}.1`)).toBe(false);
+  truncateSync(path, 0);
+  for (let i = 0; i < 20; i++) line();
+  log.close();
+  // Before, the size counted before the truncation made it rotate a file a fraction of its limit.
+  expect(existsSync(`${path}.1`)).toBe(false);
+  expect(readFileSync(path, "utf8").trimEnd().split("\n")).toHaveLength(20);
 });
 
 test("API keys from the environment and key-shaped strings never reach the log", () => {
