@@ -1,5 +1,5 @@
 // How an error leaves the process over HTTP or MCP: a status, a code (the error's class) and one line.
-import { describeError } from "../../shared/describe-error.ts";
+import { describeError, exitCodeOf } from "../../shared/describe-error.ts";
 import { InputError, MemvoyError } from "../../shared/errors.ts";
 
 export interface ErrorBody {
@@ -10,7 +10,8 @@ export function errorStatus(err: unknown): number {
   // Something named that does not exist (a session, a message, an error id): 404; any other bad input: 400.
   if (err instanceof InputError) return /^(Unknown|NoSuch)|NotFound/.test(err.name) ? 404 : 400;
   if (err instanceof MemvoyError) return err.exitCode === 2 ? 400 : 500;
-  return 500;
+  // A home, sessions/ or session folder this user may not write: the setting to change the CLI exits 2 for.
+  return exitCodeOf(err) === 2 ? 400 : 500;
 }
 
 /** The longest error line sent (it may quote what was given). */
