@@ -57,6 +57,7 @@ import { firstInOrder } from "./first-in-order.ts";
 import { commonWordsSplit } from "./common-words.ts";
 import { cjkFirstSubstrings } from "./cjk-first.ts";
 import { rowsHoldingAll } from "./rows-holding.ts";
+import { foldedRecentRows, foldMarks } from "./folded-matches.ts";
 
 export interface KeywordOptions extends TierScope {
   /** Rank recent rows by bm25 on their stems too (default true; hybrid search has its own such list). */
@@ -318,6 +319,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
     for (const { r, s } of best) {
       const q = r.lower === undefined ? undefined : verbatim(r.lower, r.sendAt);
       add(r, "recent", archiveScore(s) + (q === undefined ? 0 : 0.1 + q * 0.1), q !== undefined);
+      // Holding the terms only with accents folded (café for cafe), it is no substring match: it scores as one.
+      if (q !== undefined && !verbatim.written(r.lower!)) add(r, "recent", q, true);
     }
   }
   // The substring matches: not looked for when `limit` hits already score above any of them.
@@ -628,12 +631,22 @@ function recentMatches(
     const q = quality(text, m.sendAt, true);
     if (q !== undefined) out.push([m, q]);
   }
+  // A word spelled with or without its accents matches as the word itself would (the archive's ranking does too).
+  const seen = new Set(rows.map((r) => r.row.seq));
+  for (const { row: m, text } of foldedRecentRows(db, terms, filter, size)) {
+    if (seen.has(m.seq)) continue;
+    const q = quality(text, m.sendAt);
+    if (q !== undefined) out.push([m, q]);
+  }
   return out;
 }
 
 /** How a query's recent substring matches are read: light unless it has symbols (see recentMatches). */
 const lightRead = (symbols: readonly string[], sender: string | undefined): LightRead | undefined =>
   symbols.length === 0 ? { sender: sender !== undefined } : undefined;
+
+/** How much less a text holding the query's words only with their accents folded scores than one holding them as typed. */
+const FOLDED_SHORTFALL = 0.001;
 
 /**
  * A recent row's score for holding the query verbatim, every content term as a substring (ASCII or Unicode case
@@ -645,29 +658,47 @@ export function verbatimQuality(
   now: bigint,
   /** The query's text (in the form its terms were read from): its words as typed between them count as the phrase. */
   query?: string,
-): ((text: string, sendAt: bigint, held?: boolean) => number | undefined) & { ceiling: number } {
+): ((text: string, sendAt: bigint, held?: boolean) => number | undefined) & {
+  ceiling: number;
+  written: (lower: string) => boolean;
+} {
   const needles = contentTerms(terms).map(needleOf);
+  const written = (lower: string) => needles.every((n) => lower.includes(n));
+  // The index folds Latin accents (and the words markFoldedForms looks up in their other spelling): a row it matched
+  // holding the terms only with marks folded (café for cafe, naïve for naive) holds them, scored a hair lower.
+  const folded = needles.map(foldMarks);
+  const asciiNeedles = needles.every(isAscii);
+  const foldedHolds = (lower: string) => {
+    if (asciiNeedles && isAscii(lower)) return false;
+    const plain = foldMarks(lower);
+    return folded.every((n) => plain.includes(n));
+  };
   const phrase = terms.map(needleOf).join(" ");
   const typed = query === undefined ? undefined : typedPhrase(query, terms, phrase);
   /** `held`: the text is known to hold every needle (then only its start is lower-cased). */
   const quality = (text: string, sendAt: bigint, held = false) => {
     let start: string;
+    let shortfall = 0;
     if (held) start = lowerStart(text);
     else {
       const lower = text.toLowerCase();
-      if (!needles.every((n) => lower.includes(n))) return undefined;
+      if (!written(lower)) {
+        if (!foldedHolds(lower)) return undefined;
+        shortfall = FOLDED_SHORTFALL;
+      }
       // The whole-word and phrase lifts read the text's start, as ranking does (ranked-text.ts): of its lower case,
       // the same whichever form of the text was read (the content, or the recent text held in memory).
       start = rankedStart(lower).text;
     }
     let q = 0.55;
     if (hasMatch(start, terms, true)) q = 0.7;
-    if (terms.length > 1 && (start.includes(phrase) || (typed !== undefined && start.includes(typed)))) q = 0.85;
+    const inStart = (p: string) => start.includes(p) || (shortfall > 0 && foldMarks(start).includes(foldMarks(p)));
+    if (terms.length > 1 && (inStart(phrase) || (typed !== undefined && inStart(typed)))) q = 0.85;
     const ageDays = Number(now - sendAt) / 86_400e9;
-    return q + 0.1 / (1 + Math.max(0, ageDays) / 30);
+    return q + 0.1 / (1 + Math.max(0, ageDays) / 30) - shortfall;
   };
   const top = (terms.length > 1 ? 0.85 : 0.7) + 0.1;
-  return Object.assign(quality, { ceiling: top * largestFactors() });
+  return Object.assign(quality, { ceiling: top * largestFactors(), written });
 }
 
 /**

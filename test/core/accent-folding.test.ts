@@ -119,3 +119,37 @@ describe("search in Greek and Russian with accents or ё aside", () => {
     expect(hit!.highlights.map(([s, e]) => hit!.snippet.slice(s, e))).toEqual(["ёлка"]);
   });
 });
+
+describe("an accented spelling scores as the word itself among recent messages", () => {
+  let api: HomeMemory;
+  beforeAll(() => {
+    api = openTemp({ drain: "off" }).api;
+    const said = ["a naive bayes classifier", "the naive approach is slow", "naive datetimes lack tzinfo", "so naive"];
+    for (let i = 0; i < 40; i++)
+      api.add("s", { role: "user", content: i === 20 ? "This naïve café plan" : `${said[i % 4]} #${i}` });
+    api.add("s", { role: "user", content: "Cafe opening hours are posted" });
+  });
+  afterAll(() => api.close());
+
+  const scores = async (query: string, limit = 50) =>
+    new Map((await api.search({ query, limit })).hits.map((h) => [h.message.content, h.score] as const));
+
+  test("naive finds naïve at a verbatim match's score, and naïve ranks the word as typed first", async () => {
+    const plain = await scores("naive");
+    const verbatim = plain.get("so naive #39")!;
+    expect(plain.get("This naïve café plan")!).toBeGreaterThan(verbatim - 0.01);
+    expect(plain.get("This naïve café plan")!).toBeLessThan(verbatim);
+    const [first, second] = (await api.search({ query: "naïve" })).hits;
+    expect(first!.message.content).toBe("This naïve café plan");
+    expect(second!.score).toBeGreaterThan(first!.score - 0.01);
+  });
+
+  test("a word whose plain spelling the index holds alike (cafe, café) scores alike too", async () => {
+    const plain = await scores("cafe");
+    expect(plain.get("This naïve café plan")!).toBeGreaterThan(plain.get("Cafe opening hours are posted")! - 0.01);
+    const accented = await scores("café");
+    expect(accented.get("Cafe opening hours are posted")!).toBeGreaterThan(
+      accented.get("This naïve café plan")! - 0.01,
+    );
+  });
+});
