@@ -2,11 +2,12 @@
 // matches them) weighted by rarity, so that missing a rare word costs more than missing a common one.
 // Also spots names in the query that nothing in the index holds ("Caroline" in another person's memory).
 import type { Db } from "../storage/sqlite/db.ts";
-import { indexStats } from "../storage/sqlite/keyword-queries.ts";
+import { indexStats, scanArchive, scanRecent } from "../storage/sqlite/keyword-queries.ts";
 import { phraseCount, type Phrase } from "./bm25.ts";
 import { ftsPhrases, markFoldedForms, queryForms, queryTerms, type FtsPhrase } from "./query-terms.ts";
 import { isAscii } from "../shared/ascii.ts";
 import { formTokens } from "../shared/index-tokens.ts";
+import { unspacedWords } from "./symbols.ts";
 
 export interface TermWeights {
   phrases: FtsPhrase[];
@@ -75,9 +76,8 @@ const asTokens = (p: Phrase): Phrase => (p.kind === "stem" ? { kind: "tokens", t
  * when some term is not.)
  */
 export function mostlyUnheld(db: Db, text: string, share: number): TermWeights | undefined {
-  const { has } = indexStats(db);
   const phrases = ftsPhrases(queryTerms(text)).filter((p) => p.kind !== "prefix");
-  const held = phrases.map((p) => has(p.expr));
+  const held = phrases.map((p) => heldBySome(db, p, text));
   if (held.every(Boolean)) return undefined;
   return heldUnder(termWeights(db, text), held, share);
 }
@@ -94,8 +94,20 @@ const phraseForms = (text: string): FtsPhrase[][] =>
 
 /** Whether no indexed message holds any of the query's words (in either form). */
 export function noSharedWord(db: Db, text: string): boolean {
-  const { rows, has } = indexStats(db);
-  return rows > 0 && phraseForms(text).every((all) => all.length > 0 && all.every((p) => !has(p.expr)));
+  const { rows } = indexStats(db);
+  return rows > 0 && phraseForms(text).every((all) => all.length > 0 && all.every((p) => !heldBySome(db, p, text)));
+}
+
+/**
+ * Whether some message holds the phrase: as the index holds it, or, for a word of a script written without spaces
+ * (whose runs the index does not split at words), inside a run, as keyword search finds it.
+ */
+function heldBySome(db: Db, p: FtsPhrase, query: string): boolean {
+  if (indexStats(db).has(p.expr)) return true;
+  if (!UNSPACED.test(p.text)) return false;
+  // The query's word as typed (the phrase holds it as the index reads it, marks left out).
+  const word = unspacedWords(query).find((w) => formTokens(w).join(" ") === p.tokens.join(" "));
+  return word !== undefined && (scanRecent(db, [word], {}, 1).length > 0 || scanArchive(db, [word], {}, 1).length > 0);
 }
 
 const NAME = /(?<![\p{L}\p{N}'’])\p{Lu}[\p{Ll}]+(?:['’]s)?(?![\p{L}\p{N}])/gu;

@@ -351,6 +351,22 @@ describe("which query words the index holds", () => {
   });
 });
 
+describe("a Thai word some message holds inside a run", () => {
+  test("is a word the memory holds: semantic search neither says no message holds it nor cuts its hit", async () => {
+    const t = await seeded();
+    t.api.add("s", [{ role: "assistant", content: "ใช่ ภาษาไทยไม่มีช่องว่างระหว่างคำ" }]);
+    await t.api.drainEmbeddings();
+    const ctx = contextFor(t.home);
+    expect(noSharedWord(ctx.db, "ช่องว่าง")).toBe(false);
+    expect(noSharedWord(ctx.db, "ขอบคุณ")).toBe(true);
+    ctx.db.close();
+    const r = await t.api.search({ query: "ช่องว่าง", match: "semantic" });
+    expect(r.emptyReason ?? "").not.toContain("no message holds a word of the query");
+    expect(r.hits.map((h) => h.message.content)).toContain("ใช่ ภาษาไทยไม่มีช่องว่างระหว่างคำ");
+    t.api.close();
+  });
+});
+
 /** A coding agent's home: shell sessions, stack traces, code review, deploys (user and assistant turns alternate). */
 const CODING: Record<string, string[]> = {
   shell: [
