@@ -34,9 +34,10 @@ function strip(chunk: string): string {
   return c;
 }
 
-const hasSymbol = (chunk: string) =>
-  !ABBREVIATION.test(chunk) && !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, ""));
 const onlySymbols = (chunk: string) => !/[\p{L}\p{N}]/u.test(chunk);
+// Underscores alone (`_`, `___`) are no word: the word index splits at them and holds nothing of them.
+const hasSymbol = (chunk: string) =>
+  !ABBREVIATION.test(chunk) && (onlySymbols(chunk) || !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, "")));
 
 /** Fold case (NFKC-normalised unless `asTyped`), as symbol pieces are compared. */
 const foldText = (text: string, asTyped: boolean): string => (asTyped ? text : text.normalize("NFKC")).toLowerCase();

@@ -19,6 +19,8 @@ const CASES: [string, string][] = [
   ["#123", "this is tracked in issue #123 upstream"],
   ["C++", "the C++ compiler rejected the template"],
   [".env", "put the token in .env and reload"],
+  ["___", "a ___ separator line"],
+  ["_", "set max_len to 10"],
 ];
 
 describe("symbol search", () => {
