@@ -240,8 +240,17 @@ export class HomeMemory implements MaintenanceApi {
       const unfiltered = { query: o.query, session: o.session, limit: 1, now };
       const keywordHit = (query: string) =>
         load.keyword().keywordSearch(this.ctx.db, { ...unfiltered, query }).length > 0;
+      // The sessions other than the one searched whose messages hold the query (or one of its pieces).
+      const others = (query: string) => {
+        const all = load.keyword().keywordSearch(this.ctx.db, { query, limit: ELSEWHERE_ROWS, now });
+        return elsewhere(
+          o.session ?? "",
+          all.map((h) => h.message.session),
+          ELSEWHERE_ROWS,
+        );
+      };
       result.emptyReason =
-        (await unheldPieceReason(load.symbols().querySymbols(o.query), keywordHit)) ??
+        (await unheldPieceReason(load.symbols().querySymbols(o.query), keywordHit, o.session, others)) ??
         (await explainEmpty(
           result.emptyReason,
           { range: o.range, filter, session: o.session },
@@ -249,14 +258,7 @@ export class HomeMemory implements MaintenanceApi {
             match === "semantic"
               ? (await this.#semantic.search("semantic", unfiltered)).hits.length > 0
               : keywordHit(o.query),
-          () => {
-            const all = load.keyword().keywordSearch(this.ctx.db, { query: o.query, limit: ELSEWHERE_ROWS, now });
-            return elsewhere(
-              o.session ?? "",
-              all.map((h) => h.message.session),
-              ELSEWHERE_ROWS,
-            );
-          },
+          () => others(o.query),
         ));
     }
     return result;

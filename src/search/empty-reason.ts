@@ -87,16 +87,26 @@ const PIECES_LOOKED_UP = 32;
  * The reason of an empty answer to a query with symbol pieces (symbols.ts: every hit of every mode holds each as
  * written) when one of them is in no message of the scope, whatever the filters: that piece is why, not the terms
  * or the scores. `held` looks one piece up (a one-row search of the piece alone, with no filter); undefined when
- * each piece looked up is held.
+ * each piece looked up is held. Of a search of one session, `others` counts the other sessions holding the piece.
  */
 export async function unheldPieceReason(
   pieces: readonly string[],
   held: (piece: string) => boolean | Promise<boolean>,
+  session?: string,
+  others?: (piece: string) => Elsewhere | Promise<Elsewhere>,
 ): Promise<string | undefined> {
   for (const piece of pieces.slice(0, PIECES_LOOKED_UP)) {
     if (await held(piece)) continue;
-    const shown = piece.length > 80 ? `${piece.slice(0, 79)}…` : piece;
-    return `no message holds ${JSON.stringify(shown)} as written (symbols, paths and code in a query match exactly)`;
+    const shown = JSON.stringify(piece.length > 80 ? `${piece.slice(0, 79)}…` : piece);
+    const why = "symbols, paths and code in a query match exactly";
+    if (session === undefined || others === undefined) return `no message holds ${shown} as written (${why})`;
+    const e = await others(piece);
+    const n = e.count;
+    const also =
+      n === 0
+        ? ""
+        : `${e.more ? `at least ${n} other sessions do` : `${n} other session${n === 1 ? " does" : "s do"}`}; `;
+    return `no message in session ${session} holds ${shown} as written (${also}${why})`;
   }
   return undefined;
 }

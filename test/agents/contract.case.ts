@@ -374,6 +374,19 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       }
     });
 
+    test("search of one session: a symbol piece only other sessions hold is named with them", async () => {
+      await api.add("timely-5", { role: "user", content: "the fix for #4521 landed in the release branch" });
+      await api.add("timely-6", { role: "user", content: "nothing about tickets here" });
+      for (const match of ["keyword", "semantic", "hybrid"] as const) {
+        const out = await api.search({ query: "#4521", session: "timely-6", match });
+        expect({ match, hits: out.hits, why: out.emptyReason }).toEqual({
+          match,
+          hits: [],
+          why: 'no message in session timely-6 holds "#4521" as written (1 other session does; symbols, paths and code in a query match exactly)',
+        });
+      }
+    });
+
     test("search, semantic and hybrid: an empty answer to a query naming what no message mentions names it", async () => {
       await api.add("timely-4", { role: "user", content: "please fix the flaky checkout test before lunch" });
       const query = "how do I fix the Zorblax quuxification";

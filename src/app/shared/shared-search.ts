@@ -84,8 +84,17 @@ export async function sharedSearch(
   if (result.hits.length === 0) {
     const unfiltered: Scope = { query: o.query, session: o.session, now };
     const keywordHit = async (query: string) => (await keywordRanking(ctx, { ...unfiltered, query }, 1)).length > 0;
+    // The sessions other than the one searched whose messages hold the query (or one of its pieces).
+    const others = async (query: string) => {
+      const all = await keywordRanking(ctx, { query, now }, ELSEWHERE_ROWS);
+      return elsewhere(
+        o.session ?? "",
+        all.map((r) => r.message.session),
+        ELSEWHERE_ROWS,
+      );
+    };
     result.emptyReason =
-      (await unheldPieceReason(querySymbols(o.query), keywordHit)) ??
+      (await unheldPieceReason(querySymbols(o.query), keywordHit, o.session, others)) ??
       (await explainEmpty(
         result.emptyReason,
         scope,
@@ -93,14 +102,7 @@ export async function sharedSearch(
           match === "semantic"
             ? (await semanticRanking(ctx, unfiltered, 1, false)).ranked.length > 0
             : keywordHit(o.query),
-        async () => {
-          const all = await keywordRanking(ctx, { query: o.query, now }, ELSEWHERE_ROWS);
-          return elsewhere(
-            o.session ?? "",
-            all.map((r) => r.message.session),
-            ELSEWHERE_ROWS,
-          );
-        },
+        () => others(o.query),
       ));
   }
   return result;
