@@ -4,8 +4,8 @@ import type { Db } from "../storage/sqlite/db.ts";
 import { windowTexts, type KeywordFilter, type WindowText } from "../storage/sqlite/keyword-queries.ts";
 import { contentTerms, ftsAllQuery, type QueryTerm } from "./query-terms.ts";
 
-/** Text with case and marks folded: a word's spellings with and without accents compare equal. */
-export const foldMarks = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+/** Text with case and marks folded, ß as ss: a word's spellings with and without accents compare equal. */
+export const foldMarks = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replaceAll("ß", "ss");
 
 /**
  * The newest `size` recent rows that hold every content term, one of them at least in its other spelling (a term's

@@ -2,6 +2,7 @@
 import { CJK_RUN, searchForm } from "../shared/search-form.ts";
 import { indexTokens, type Phrase } from "./bm25.ts";
 import { formTokens } from "../shared/index-tokens.ts";
+import { sharpSForms } from "./sharp-s.ts";
 
 const STOPWORDS = new Set(
   (
@@ -205,8 +206,10 @@ const MAX_SPELLINGS = 12;
 export function markFoldedForms(terms: readonly QueryTerm[], has: (expr: string) => boolean): void {
   for (const t of terms) {
     const alt = foldedForm(t);
-    if (alt !== undefined) {
-      if (has(`"${alt}"`)) t.folded = alt;
+    const sharp = t.cjk || t.needle !== undefined ? [] : sharpSForms(t.text);
+    if (alt !== undefined || sharp.length > 0) {
+      const held = [alt, ...sharp].find((w) => w !== undefined && has(`"${w}"`));
+      if (held !== undefined) t.folded = held;
       continue;
     }
     if (t.cjk || t.needle !== undefined || !OTHER_SCRIPT.test(t.text) || !/^[\p{L}\p{M}]+$/u.test(t.text)) continue;
@@ -333,9 +336,12 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false, weighs?: (t
       if (t.folded === undefined) out.push({ expr: own, kind, text: tokens[0] ?? "", tokens });
       else {
         // A word beyond Latin counts as held in its other spelling already: text is counted with marks removed.
+        // One with ß (straße for strasse) is counted by its token: marks removed, it is still apart.
         const alt: Phrase | undefined = /^[a-z]+$/.test(t.folded)
           ? { kind: "stem", text: t.folded, tokens: [t.folded] }
-          : undefined;
+          : t.folded.includes("ß")
+            ? { kind: "tokens", text: t.folded, tokens: [t.folded] }
+            : undefined;
         out.push({ expr: `(${own} OR "${t.folded}")`, kind, text: tokens[0] ?? "", tokens, ...(alt ? { alt } : {}) });
       }
       if (!any && typedPrefix(t)) out.push({ expr: `"${t.text}"*`, kind: "prefix", text: t.text, tokens: [t.text] });

@@ -209,7 +209,7 @@ export function* wideWords(text: string): Generator<[number, string]> {
 /** A run of letters, digits and marks from where it is set to (its end is where it leaves lastIndex). */
 const RUN_STICKY = /[\p{L}\p{N}\p{M}]+/uy;
 const isAsciiWordChar = (c: number) => (c >= 48 && c <= 57) || isLetter(c);
-const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+const foldAccents = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replaceAll("ß", "ss");
 const foldedChars = new Map<string, string>();
 /** foldAccents of one character, remembered (a word's folded form begins with its first character's). */
 function foldedChar(c: string): string {

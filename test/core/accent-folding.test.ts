@@ -153,3 +153,44 @@ describe("an accented spelling scores as the word itself among recent messages",
     );
   });
 });
+
+describe("German ß and ss spell one word", () => {
+  let api: HomeMemory;
+  beforeAll(async () => {
+    api = openTemp({ drain: "off", env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } }).api;
+    const pad = " filler".repeat(80);
+    const said = ["Die Straße ist gesperrt", "In Zürich schreibt man Strasse", "GROSSE Probleme heute"];
+    api.add("old", [...said.map((content) => ({ role: "user" as const, content: `${content}${pad}` }))]);
+    for (let i = 0; i < 12; i++) api.add("old", { role: i % 2 ? "assistant" : "user", content: `padding ${i}${pad}` });
+    api.add(
+      "new",
+      said.map((content) => ({ role: "user" as const, content })),
+    );
+    await api.drainEmbeddings();
+  });
+  afterAll(() => api.close());
+
+  const found = async (query: string, session: string, match: "keyword" | "hybrid") =>
+    (await api.search({ query, session, match })).hits.map((h) => h.message.content.split(" filler")[0]);
+
+  test("straße finds Strasse and STRASSE finds Straße, große finds GROSSE, archived or recent", async () => {
+    const [archived] = (await api.search({ query: "gesperrt", session: "old" })).hits;
+    expect(archived!.source).toBe("archive");
+    for (const match of ["keyword", "hybrid"] as const)
+      for (const session of ["old", "new"]) {
+        for (const query of ["straße", "Strasse", "STRASSE"])
+          expect(await found(query, session, match)).toEqual(
+            expect.arrayContaining(["Die Straße ist gesperrt", "In Zürich schreibt man Strasse"]),
+          );
+        expect(await found("große", session, match)).toContain("GROSSE Probleme heute");
+      }
+  });
+
+  test("the other spelling scores as the word itself, just below the one typed", async () => {
+    const [first, second] = (await api.search({ query: "straße", session: "new" })).hits;
+    expect(first!.message.content).toBe("Die Straße ist gesperrt");
+    expect(second!.message.content).toBe("In Zürich schreibt man Strasse");
+    expect(second!.score).toBeGreaterThan(first!.score - 0.01);
+    expect(second!.highlights.map(([s, e]) => second!.snippet.slice(s, e))).toEqual(["Strasse"]);
+  });
+});
