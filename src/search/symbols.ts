@@ -39,6 +39,13 @@ const onlySymbols = (chunk: string) => !/[\p{L}\p{N}]/u.test(chunk);
 const hasSymbol = (chunk: string) =>
   !ABBREVIATION.test(chunk) && (onlySymbols(chunk) || !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, "")));
 
+/**
+ * An emoji or text presentation selector ending a piece (❤️, ⚠️ as a phone or an agent writes them): the same symbol is
+ * often written without it (❤, ⚠), and a text holding it holds the symbol before it, so the piece is looked for
+ * without it. Kept inside a piece (🏳️‍🌈, 1️⃣, "I ❤️ it"), which a text holds as typed.
+ */
+const PRESENTATION = /[\uFE0E\uFE0F]+$/u;
+
 /** Fold case (NFKC-normalised unless `asTyped`), as symbol pieces are compared. */
 const foldText = (text: string, asTyped: boolean): string => (asTyped ? text : text.normalize("NFKC")).toLowerCase();
 
@@ -77,7 +84,8 @@ export function querySymbols(query: string, asTyped = false): string[] {
     // itself (`log. -> x` stays whole), so a message holding the query holds every piece.
     const piece = from === to ? chunks[i]!.c : strip(text.slice(chunks[from]!.from, chunks[to]!.to));
     if (out.length > 0 && from <= i - 1 && out[out.length - 1]!.endsWith(chunks[from]!.c)) out.pop();
-    out.push(piece);
+    const bare = piece.replace(PRESENTATION, "");
+    out.push(bare === "" ? piece : bare);
     i = to;
   }
   return [...new Set(out)];

@@ -223,3 +223,27 @@ test("quotes and sentence punctuation of any script around a word, or between CJ
     api.close();
   }
 }, 60_000);
+
+test("an emoji typed with its presentation selector (⚠️) finds it written without (⚠), archived or recent", async () => {
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, drain: "off" });
+  try {
+    const pad = " filler".repeat(60);
+    const texts = ["⚠ warning: disk almost full", "⚠️ build failed on main", "I ❤️ this feature"];
+    for (const t of texts) api.add("s", { role: "user", content: `old ${t}${pad}` });
+    for (let i = 0; i < 20; i++) api.add("s", { role: "assistant", content: `padding message ${i}${pad}` });
+    for (const t of texts) api.add("s", { role: "user", content: `new ${t}` });
+    expect(querySymbols("⚠️")).toEqual(["⚠"]);
+    // Inside a piece it stays: a text holding the piece holds it as typed.
+    expect(querySymbols("I ❤️ this")).toEqual(["i ❤️ this"]);
+    const found = async (query: string, match: "keyword" | "hybrid") =>
+      (await api.search({ query, match, limit: 20 })).hits.map((h) => h.message.content.split(" filler")[0]);
+    for (const match of ["keyword", "hybrid"] as const) {
+      expect((await found("⚠️", match)).sort()).toEqual(
+        [`new ${texts[0]}`, `new ${texts[1]}`, `old ${texts[0]}`, `old ${texts[1]}`].sort(),
+      );
+      expect((await found("I ❤️ this", match)).sort()).toEqual([`new ${texts[2]}`, `old ${texts[2]}`]);
+    }
+  } finally {
+    api.close();
+  }
+}, 60_000);
