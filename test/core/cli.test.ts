@@ -129,6 +129,11 @@ describe("CLI", () => {
     expect(hist.messages[0].sender).toBe("ann");
     const search = JSON.parse((await cli(["search", "deploy", "--json"], { home })).stdout);
     expect(search.hits.map((h: { role: string }) => h.role).sort()).toEqual(["assistant", "user"]);
+    // A pasted trace that matches nothing is named by its start, not echoed whole.
+    const trace = `Traceback (most recent call last):\n  File "/srv/zz_app.py", line 9\n${"qqzz ".repeat(400)}`;
+    const none = await cli(["search", trace], { home });
+    expect(none.stdout).toStartWith(`no matches for ${JSON.stringify(`${trace.slice(0, 79)}…`)}: `);
+    expect(none.stdout.length).toBeLessThan(300);
     expect(search.hits[0]).toMatchObject({ session: "s", source: "recent", tier: "recent" });
     expect(typeof search.hits[0].score).toBe("number");
     const ctx = JSON.parse((await cli(["context", "s", "--input", "next?", "--json"], { home })).stdout);

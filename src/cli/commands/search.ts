@@ -90,13 +90,17 @@ export function run(argv: readonly string[]): Promise<number> {
   });
 }
 
+/** The query as the no-match line names it: a pasted log or stack trace by its start (as a symbol piece is named). */
+const shownQuery = (query: string) => {
+  const chars = Array.from(query);
+  return JSON.stringify(chars.length > 80 ? `${chars.slice(0, 79).join("")}…` : query);
+};
+
 /** The hits for a person: one header line and the snippet each, and a semantic hit's context run once. */
 function printHits(result: SearchResultJson): void {
   for (const note of result.notes) process.stderr.write(`memvoy: ${note}\n`);
   if (result.hits.length === 0)
-    println(
-      dim(`no matches for ${JSON.stringify(result.query)}${result.emptyReason ? `: ${result.emptyReason}` : ""}`),
-    );
+    println(dim(`no matches for ${shownQuery(result.query)}${result.emptyReason ? `: ${result.emptyReason}` : ""}`));
   // Hits of one merged run carry the same context: it is printed once.
   const shownRuns = new Set<string>();
   for (const h of result.hits) {
