@@ -485,8 +485,16 @@ export class HomeMemory implements MaintenanceApi {
   }
 }
 
+/**
+ * Characters a query copied from a web page, a chat or a document carries unseen (soft hyphen, zero-width space, word
+ * joiner, direction marks): the person searches for the text they see, so they are left out of the query.
+ */
+const UNSEEN = /[\u00ad\u200b\u200e\u200f\u2060]/g;
+
 /** The search options checked as every front-end checks them (one clear InputError naming the option). */
-export function checkSearchOptions(o: SearchOptions): SearchOptions {
+export function checkSearchOptions(options: SearchOptions): SearchOptions {
+  const seen = typeof options.query === "string" ? options.query.replace(UNSEEN, "") : options.query;
+  const o = seen === options.query ? options : { ...options, query: seen };
   if (typeof o.query !== "string" || o.query.trim() === "") throw new InvalidSearchOptionError({ option: "query" });
   if (o.query.length > MAX_QUERY_CHARS) throw new InvalidSearchOptionError({ option: "query", chars: o.query.length });
   const nul = o.query.indexOf("\0");

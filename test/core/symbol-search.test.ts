@@ -247,3 +247,29 @@ test("an emoji typed with its presentation selector (⚠️) finds it written wi
     api.close();
   }
 }, 60_000);
+
+test("characters a copied query carries unseen (zero-width space, soft hyphen, word joiner) are left out", async () => {
+  const { api } = openTemp({ drain: "off" });
+  try {
+    api.add("s", [
+      { role: "user", content: "the deploy of issue #123 failed" },
+      { role: "assistant", content: "call std::vector reserve first" },
+    ]);
+    for (const [query, text] of [
+      ["deploy\u200b", "the deploy of issue #123 failed"],
+      ["\u200b#123", "the deploy of issue #123 failed"],
+      ["de\u00adploy", "the deploy of issue #123 failed"],
+      ["std::vec\u2060tor", "call std::vector reserve first"],
+      ["\u200fdeploy", "the deploy of issue #123 failed"],
+    ] as [string, string][])
+      for (const match of ["keyword", "hybrid"] as const) {
+        const r = await api.search({ query, match });
+        // Hybrid also brings the hit's neighbour (conversation context).
+        expect({ query, match, first: r.hits[0]?.message.content }).toEqual({ query, match, first: text });
+        if (match === "keyword") expect(r.hits).toHaveLength(1);
+      }
+    expect(api.search({ query: "\u200b" })).rejects.toThrow("query");
+  } finally {
+    api.close();
+  }
+});
