@@ -1,5 +1,5 @@
 // The home watcher's watch of session folders: the shown one (followed when it is removed and made again), and those not adopted yet.
-import { afterAll, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomeWatcher, homeWatchPaths } from "../../src/tui/live/home-watcher.ts";
@@ -54,6 +54,48 @@ test("a history.json written in the folder of a session not adopted yet is notic
   try {
     writeFileSync(join(folder, "history.json"), "[]");
     await until(() => changes > 0);
+  } finally {
+    watcher.close();
+  }
+});
+
+test("a home whose sessions/ and .store/ are made after the start: their making and the writes in them are noticed", async () => {
+  const home = tempHome("memvoy-watch-");
+  const paths = homeWatchPaths(home);
+  let changes = 0;
+  const watcher = new HomeWatcher(paths, () => changes++, 10, 0);
+  watcher.start();
+  try {
+    mkdirSync(join(home, ".store"));
+    await until(() => changes > 0);
+    let before = changes;
+    writeFileSync(`${paths.db}-wal`, "x");
+    await until(() => changes > before);
+    mkdirSync(paths.sessions);
+    before = changes;
+    mkdirSync(join(paths.sessions, "s2"));
+    await until(() => changes > before);
+  } finally {
+    watcher.close();
+  }
+});
+
+test("a home made after the start is watched from the next rewatch (Ctrl-L) on", async () => {
+  const home = join(tempHome("memvoy-watch-"), "later");
+  const paths = homeWatchPaths(home);
+  let changes = 0;
+  const watcher = new HomeWatcher(paths, () => changes++, 10, 0);
+  watcher.start();
+  try {
+    mkdirSync(join(home, ".store"), { recursive: true });
+    mkdirSync(paths.sessions);
+    expect(watcher.rewatch()).toBe(true);
+    writeFileSync(`${paths.db}-wal`, "x");
+    await until(() => changes > 0);
+    const before = changes;
+    mkdirSync(join(paths.sessions, "s2"));
+    await until(() => changes > before);
+    expect(watcher.rewatch()).toBe(false);
   } finally {
     watcher.close();
   }

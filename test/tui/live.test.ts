@@ -181,6 +181,29 @@ describe("live updates", () => {
     expect(s).toContain("5 sessions · 50 msgs");
   }, 60_000);
 
+  test("on a home with no data yet, what another process adds shows on its own, also after Ctrl-L opened a home made meanwhile", async () => {
+    const empty = tempHome("memvoy-tui-");
+    tui = startTui(empty, { width: 100, height: 30 });
+    await tui.waitFor("Welcome to memvoy");
+    expect((await cli(["add", "first", "--role", "user", "--content", "hello"], { home: empty })).code).toBe(0);
+    await tui.waitFor(/│first +1 /, 20_000);
+    expect((await cli(["add", "second", "--role", "user", "--content", "LIVE: second"], { home: empty })).code).toBe(0);
+    await tui.waitFor(/│second +1 /, 20_000);
+    tui.keys("q");
+    await tui.exited();
+
+    const missing = join(tempHome("memvoy-tui-"), "made-later");
+    tui = startTui(missing, { width: 100, height: 30 });
+    await tui.waitFor("Welcome to memvoy");
+    expect((await cli(["add", "first", "--role", "user", "--content", "hello"], { home: missing })).code).toBe(0);
+    tui.keys("C-l");
+    await tui.waitFor(/│first +1 /, 20_000);
+    expect((await cli(["add", "second", "--role", "user", "--content", "LIVE: second"], { home: missing })).code).toBe(
+      0,
+    );
+    await tui.waitFor(/│second +1 /, 20_000);
+  }, 60_000);
+
   test("a summary another program (Agenvoy) writes to the shown session's summary.json shows in the open viewer", async () => {
     const h = await makeHome();
     const api = openMemory({ home: h, env: {} });

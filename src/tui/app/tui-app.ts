@@ -436,6 +436,8 @@ export class TuiApp implements AppContext {
   }
 
   reload(): void | Promise<void> {
+    // A home made since the start (Ctrl-L after memvoy demo or a first add): its folders are watched from now on.
+    if (this.watcher instanceof HomeWatcher) this.watcher.rewatch();
     return this.readHome((list) => {
       this.main.setSessions(list, true);
     });

@@ -36,6 +36,8 @@ export class HomeWatcher {
   private sessionWatch: FSWatcher | undefined;
   private sessionDir: string | undefined;
   private readonly unadopted = new Map<string, FSWatcher>();
+  /** Folders of start() that did not exist then (a home made after the TUI opened on it): watched once they do. */
+  private readonly missing: { dir: string; relevant: (name: string | null) => boolean }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private lastRun = 0;
@@ -60,9 +62,33 @@ export class HomeWatcher {
       if (this.sessionDir && (name === null || name === basename(this.sessionDir))) this.openSessionWatch();
       return true;
     });
-    // The home's own folder: only the state file (the TUI writes its log there, the daemon its log).
+    // The home's own folder: the state file (the TUI writes its log there, the daemon its log), and sessions/ or
+    // .store/ made after the start (the first add to a home that had neither).
+    const home = dirname(this.paths.daemonState);
     const stateName = basename(this.paths.daemonState);
-    this.add(dirname(this.paths.daemonState), (name) => name === stateName);
+    this.add(
+      home,
+      (name) =>
+        name === stateName || (name !== null && this.missing.some((m) => m.dir === join(home, name)) && this.rewatch()),
+    );
+  }
+
+  /**
+   * Watch the folders that did not exist at start() and do now; true when one was opened (what was written there
+   * before is read by the refresh that follows). The home's own watch calls it as they appear; a reload (Ctrl-L on a
+   * home made since the start) too.
+   */
+  rewatch(): boolean {
+    if (this.closed) return false;
+    let opened = false;
+    for (const m of [...this.missing]) {
+      const w = this.open(m.dir, m.relevant);
+      if (!w) continue;
+      this.watchers.push(w);
+      this.missing.splice(this.missing.indexOf(m), 1);
+      opened = true;
+    }
+    return opened;
   }
 
   /**
@@ -105,6 +131,7 @@ export class HomeWatcher {
   private add(dir: string, relevant: (name: string | null) => boolean): void {
     const w = this.open(dir, relevant);
     if (w) this.watchers.push(w);
+    else this.missing.push({ dir, relevant });
   }
 
   private open(dir: string, relevant: (name: string | null) => boolean): FSWatcher | undefined {
@@ -115,7 +142,7 @@ export class HomeWatcher {
       w.on("error", () => w.close());
       return w;
     } catch {
-      return undefined; // a folder that does not exist yet: the other watch still sees writes
+      return undefined; // a folder that does not exist yet
     }
   }
 
