@@ -29,3 +29,14 @@ test("a label too wide for the list keeps a prefix of a long id and shows the ti
   expect(fittedSessionLabel({ id: "x".repeat(40) } as never, 16)).toBe(`${"x".repeat(15)}…`);
   expect(fittedSessionLabel({ id: "short", title: "T" } as never, 16)).toBe("short · T");
 });
+
+test("an id that fits the list's column stays whole beside a title: sessions told apart by the end of their ids stay apart", () => {
+  const a = { id: "sess-02998", title: "Title number 2998 about topic 1" };
+  const b = { id: "sess-02999", title: "Title number 2999 about topic 2" };
+  expect(fittedSessionLabel(a as never, 22)).toBe("sess-02998 · Title nu…");
+  expect(fittedSessionLabel(b as never, 22)).toBe("sess-02999 · Title nu…");
+  // No room for any of the title: the id alone.
+  expect(fittedSessionLabel(b as never, 14)).toBe("sess-02999");
+  expect(fittedSessionLabel(b as never, 10)).toBe("sess-02999");
+  expect(fittedSessionLabel(b as never, 15)).toBe("sess-02999 · T…");
+});

@@ -76,13 +76,17 @@ export function sessionListLabel(state: SessionListState): string {
 }
 
 /**
- * The label in `width` cells. An imported session's id is long (cc- or gpt- and a UUID: 39 characters, wider than
- * the list's id column at any terminal width), so when the label does not fit, its id gives way to a prefix and
- * the title and origin follow; the history pane's label names the whole id.
+ * The label in `width` cells. An id that fits the column stays whole (sess-0417 and sess-0418 differ at their end),
+ * the title cut after it. An imported session's id is long (cc- or gpt- and a UUID: 39 characters, wider than the
+ * list's id column at any terminal width): it gives way to a prefix and the title and origin follow; the history
+ * pane's label names the whole id.
  */
 export function fittedSessionLabel(s: SessionInfo, width: number): string {
   const label = sessionLabel(s);
   if (stringWidth(label) <= width) return label;
+  const idWidth = stringWidth(s.id);
+  // " · " and at least one cell of the title with its "…"
+  if (idWidth <= width) return idWidth + 5 <= width ? truncate(label, width) : s.id;
   const keep = Math.max(ID_PREFIX_CELLS, Math.floor(width / 3));
   if (label.length === s.id.length || s.id.length <= keep) return truncate(label, width);
   return truncate(truncate(s.id, keep) + label.slice(s.id.length), width);
