@@ -153,6 +153,21 @@ describe("SessionListState", () => {
     expect(s.selectId("nope")).toBe(false);
   });
 
+  test("a selected session removed elsewhere gives its row to its neighbour while a filter is on, as without one", () => {
+    const s = new SessionListState();
+    const many = ["s-1", "s-2", "s-3", "s-4", "other"].map((id, i) => session(id, BigInt(100 - i)));
+    s.setSessions(many);
+    for (const ch of "s-") s.typeChar(ch);
+    s.cursor.select(2);
+    expect(s.selectedId()).toBe("s-3");
+    s.setSessions(many.filter((x) => x.id !== "s-3"));
+    expect(s.selectedId()).toBe("s-4");
+    s.clearFilter();
+    s.cursor.select(1);
+    s.setSessions(many.filter((x) => x.id !== "s-3" && x.id !== "s-2"));
+    expect(s.selectedId()).toBe("s-4");
+  });
+
   test("counts", () => {
     const s = new SessionListState();
     s.setSessions([session("a", 1n, 5), session("b", 2n, 7)]);

@@ -34,7 +34,7 @@ export class SessionListState {
     const keep = this.selectedId();
     this.all = [...list];
     this.sorted = this.haystacks = undefined;
-    this.apply(keep);
+    this.apply(keep, true);
   }
 
   /** Whether any session carries a title, source or project (the filter then matches those too). */
@@ -106,7 +106,11 @@ export class SessionListState {
     return true;
   }
 
-  private apply(keepId: string | undefined): void {
+  /**
+   * `keepPlace`: a selected session that is gone (removed by another process) gives its row to its neighbour, filter or
+   * not; otherwise a filter that hides it selects the first match (the likeliest target of what was typed).
+   */
+  private apply(keepId: string | undefined, keepPlace = false): void {
     const needle = comparable(this.filter);
     const sorted = (this.sorted ??= sortedBy(this.all, this.sort));
     let list = [...sorted];
@@ -123,7 +127,7 @@ export class SessionListState {
     this.visible = list;
     this.cursor.setCount(list.length);
     const at = keepId === undefined ? -1 : list.findIndex((s) => s.id === keepId);
-    this.cursor.select(at >= 0 ? at : needle ? 0 : this.cursor.selected);
+    this.cursor.select(at >= 0 ? at : needle && !keepPlace ? 0 : this.cursor.selected);
   }
 }
 
