@@ -17,6 +17,7 @@ import { TextPager } from "../../src/tui/state/text-pager.ts";
 import { cannotAnswer, SearchState } from "../../src/tui/state/search-state.ts";
 import { Theme } from "../../src/tui/theme.ts";
 import { renderSearch, snippetForRow } from "../../src/tui/views/search-view.ts";
+import { scrollLabel } from "../../src/tui/views/history-view.ts";
 import { stringWidth } from "../../src/tui/text/char-width.ts";
 import { SessionListState } from "../../src/tui/state/session-list-state.ts";
 
@@ -277,6 +278,29 @@ describe("HistoryViewport", () => {
     const top = v.top;
     v.replaceBlocks(buildBlocks(messages(21)), same);
     expect(v.top).toEqual(top);
+  });
+
+  test("the pane's position label follows lines: a long last message is not 100% from its first line", () => {
+    const long = messages(3);
+    long[2] = { ...long[2]!, content: Array.from({ length: 300 }, () => "line").join("\n") };
+    const v = new HistoryViewport(80, 10);
+    v.setBlocks(buildBlocks(long));
+    expect(scrollLabel(v)).toBe("top");
+    v.move(6); // the first line of the long message
+    expect(v.top).toEqual({ block: 2, line: 0 });
+    const at = Number(scrollLabel(v).replace("%", ""));
+    expect(at).toBeGreaterThan(50);
+    expect(at).toBeLessThan(80);
+    v.move(150);
+    const later = Number(scrollLabel(v).replace("%", ""));
+    expect(later).toBeGreaterThan(at);
+    expect(later).toBeLessThan(100);
+    v.end();
+    expect(scrollLabel(v)).toBe("end");
+    // Many short messages: the label still goes from the top to the end through every value between.
+    const many = view(200);
+    many.move(295); // half of the 590 lines above the last page
+    expect(scrollLabel(many)).toBe("50%");
   });
 
   test("wrapping follows the width; a resize keeps the top message", () => {

@@ -138,6 +138,17 @@ export class HistoryViewport implements Movable {
     this.pinnedToEnd = this.atBottom();
   }
 
+  /**
+   * How far the view is from the top (0) to the end (1), by lines within the blocks at its top and at the end: a
+   * long last message is not "100%" from its first line on. Only those blocks are wrapped.
+   */
+  progress(): number {
+    const at = (p: Position) =>
+      p.block >= this.blocks.length ? this.blocks.length : p.block + p.line / Math.max(1, this.lines(p.block).length);
+    const end = at(this.maxTop());
+    return end <= 0 ? 1 : Math.min(1, at(this.top) / end);
+  }
+
   atTop(): boolean {
     return this.top.block === 0 && this.top.line === 0;
   }

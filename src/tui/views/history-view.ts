@@ -23,11 +23,12 @@ export function renderHistory(
   return fitHeight(lines, width, height);
 }
 
-/** Where the view is: "top", "end", or a percentage by message. */
+/** Where the view is: "top", "end", or a percentage of the way from the top to the end. */
 export function scrollLabel(view: HistoryViewport): string {
   if (view.blockCount === 0) return "";
   if (view.atTop() && view.atBottom()) return "all";
   if (view.atTop()) return "top";
   if (view.atBottom()) return "end";
-  return `${Math.round((100 * view.top.block) / Math.max(1, view.blockCount - 1))}%`;
+  // Never 0% or 100% short of the top or the end.
+  return `${Math.min(99, Math.max(1, Math.round(100 * view.progress())))}%`;
 }
