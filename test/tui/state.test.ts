@@ -303,6 +303,20 @@ describe("HistoryViewport", () => {
     expect(scrollLabel(many)).toBe("50%");
   });
 
+  test("a resize in the middle of a long message keeps that part of it at the top", () => {
+    const long = messages(3);
+    long[1] = { ...long[1]!, content: Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ") };
+    const v = new HistoryViewport(80, 10);
+    v.setBlocks(buildBlocks(long));
+    v.move(3 + 1 + 10); // block 1: past its header and ten lines of its body
+    const shown = v.visible()[0]!.text.trim().split(" ")[0]!;
+    v.setSize(40, 10);
+    expect(v.top.block).toBe(1);
+    expect(v.visible()[0]!.text.trim().split(" ")).toContain(shown);
+    v.setSize(120, 10);
+    expect(v.visible()[0]!.text.trim().split(" ")).toContain(shown);
+  });
+
   test("wrapping follows the width; a resize keeps the top message", () => {
     const v = new HistoryViewport(80, 10);
     v.setBlocks(buildBlocks(messages(10, 0, 30)));
@@ -311,7 +325,7 @@ describe("HistoryViewport", () => {
     expect(v.top.block).toBe(1);
     v.setSize(30, 10);
     expect(v.lines(0).length).toBeGreaterThan(wide);
-    expect(v.top).toEqual({ block: 1, line: 0 });
+    expect(v.top).toEqual({ block: 1, line: 1 }); // still its first line of text
     for (const l of v.visible().filter((x) => x.kind === "body")) expect(l.text.length).toBeLessThanOrEqual(28); // headers are cut when drawn
   });
 });

@@ -10,6 +10,25 @@ export interface Position {
 
 const cmp = (a: Position, b: Position) => a.block - b.block || a.line - b.line;
 
+const visibleChars = (l: ViewLine) => l.text.replace(/\s/g, "").length;
+
+/** Characters (spaces not counted) on a block's lines above `line`. */
+function textBefore(lines: readonly ViewLine[], line: number): number {
+  let n = 0;
+  for (let i = 0; i < line && i < lines.length; i++) n += visibleChars(lines[i]!);
+  return n;
+}
+
+/** The line of a block on which its character number `at` (spaces not counted) is. */
+function lineHolding(lines: readonly ViewLine[], at: number): number {
+  let n = 0;
+  for (let i = 0; i < lines.length; i++) {
+    n += visibleChars(lines[i]!);
+    if (n > at) return i;
+  }
+  return Math.max(0, lines.length - 1);
+}
+
 export class HistoryViewport implements Movable {
   private blocks: readonly HistoryBlock[] = [];
   private cache = new Map<number, ViewLine[]>();
@@ -82,9 +101,13 @@ export class HistoryViewport implements Movable {
 
   setSize(width: number, height: number): void {
     if (width !== this.width) {
+      // The same text of the top message stays at the top (a long one is not shown from its start again): the line
+      // holding the character the top line began with, counted without the spaces that wrapping moves or drops.
+      const { block, line } = this.top;
+      const before = block < this.blocks.length && line > 0 ? textBefore(this.lines(block), line) : 0;
       this.width = width;
       this.cache.clear();
-      this.top = { block: this.top.block, line: 0 };
+      this.top = { block, line: before > 0 ? lineHolding(this.lines(block), before) : 0 };
     }
     this.height = Math.max(1, height);
     this.top = this.pinnedToEnd ? this.maxTop() : this.clampTop(this.top);
