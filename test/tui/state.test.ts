@@ -317,6 +317,21 @@ describe("HistoryViewport", () => {
     expect(v.visible()[0]!.text.trim().split(" ")).toContain(shown);
   });
 
+  test("the message at the top is the one whose text is on the top row, a long one scrolled into included", () => {
+    const long = messages(3);
+    long[1] = { ...long[1]!, content: Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ") };
+    const v = new HistoryViewport(80, 10);
+    v.setBlocks(buildBlocks(long));
+    expect(v.currentBlock()).toBe(0);
+    v.move(1); // the first message's text
+    expect(v.currentBlock()).toBe(0);
+    v.move(1); // only its blank line is left at the top
+    expect(v.currentBlock()).toBe(1);
+    v.move(5); // inside the long message, its header scrolled away: still it
+    expect(v.visible()[0]!.block).toBe(1);
+    expect(v.currentBlock()).toBe(1);
+  });
+
   test("wrapping follows the width; a resize keeps the top message", () => {
     const v = new HistoryViewport(80, 10);
     v.setBlocks(buildBlocks(messages(10, 0, 30)));

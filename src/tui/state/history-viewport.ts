@@ -79,11 +79,16 @@ export class HistoryViewport implements Movable {
     if (follow) this.end();
   }
 
-  /** The block at the top of the view (the last one when the view is at the end). */
+  /**
+   * The block on the top row of the view (the last one when the view is at the end): a long message scrolled into
+   * counts as long as its text is there; when only the blank line after a message is left at the top, the next.
+   */
   currentBlock(): number | undefined {
     if (this.blocks.length === 0) return undefined;
     if (this.atBottom() && !this.atTop()) return this.blocks.length - 1;
-    return Math.min(this.top.line > 0 ? this.top.block + 1 : this.top.block, this.blocks.length - 1);
+    const { block, line } = this.top;
+    const past = line > 0 && this.lines(block)[line]?.kind === "blank";
+    return Math.min(past ? block + 1 : block, this.blocks.length - 1);
   }
 
   blockAt(index: number): HistoryBlock | undefined {
