@@ -41,6 +41,34 @@ const answer = {
 
 describe("summary viewer", () => {
   test(
+    "S on another session while a run is under way names the session being summarized",
+    async () => {
+      const home = await makeHome();
+      let release!: () => void;
+      fake.push({ until: new Promise((r) => (release = () => r(undefined))), then: { json: answer, tag: "summary" } });
+      tui = startTui(home, { env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url } });
+      await tui.waitFor("alpha-deploy");
+      tui.keys("C-s");
+      await tui.waitFor("Summary · alpha-deploy");
+      tui.keys("S");
+      await tui.waitFor(/summarizing alpha-deploy: (chunk 1\/1|\d+ new messages)/);
+      tui.keys("Escape");
+      await tui.waitFor("type to filter");
+      tui.type("beta");
+      await tui.waitFor("filter: beta");
+      tui.keys("C-s");
+      let s = await tui.waitFor("Summary · beta-billing");
+      expect(s).toContain("S summarize now (summarizing alpha-deploy)");
+      tui.keys("S");
+      s = await tui.waitFor("already summarizing alpha-deploy… (S again for beta-billing once it is done)");
+      expect(s).not.toContain("already summarizing beta-billing");
+      release();
+      await tui.waitFor("summarize alpha-deploy: ok");
+    },
+    T,
+  );
+
+  test(
     "Ctrl-S with no summary says so; S summarizes now with progress, then shows every section",
     async () => {
       const home = await makeHome();

@@ -14,7 +14,8 @@ export class SummaryScreen {
   private view: SummaryView | undefined;
   private loadError: string | undefined;
   private readonly pager = new TextPager();
-  private running: AbortController | undefined;
+  /** The run under way (one at a time), and the session it summarizes. */
+  private running: { abort: AbortController; session: string } | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -29,7 +30,7 @@ export class SummaryScreen {
    * home's list; one another process removed says so here (the status row names the session shown instead).
    */
   refresh(listed = true): void {
-    if (this.running) return;
+    if (this.running?.session === this.session) return;
     if (listed) return this.load();
     this.view = undefined;
     this.loadError = `session ${this.session} was removed by another process`;
@@ -78,11 +79,12 @@ export class SummaryScreen {
     const session = this.session;
     if (session === undefined) return;
     if (this.running) {
-      this.app.status.show(`already summarizing ${session}…`, "busy");
+      const other = this.running.session === session ? "" : ` (S again for ${session} once it is done)`;
+      this.app.status.show(`already summarizing ${this.running.session}…${other}`, "busy");
       return;
     }
     const abort = new AbortController();
-    this.running = abort;
+    this.running = { abort, session };
     this.app.status.show(`summarizing ${session}…`, "busy");
     const onProgress = (e: SummaryProgress) => {
       this.app.status.show(progressText(session, e), "busy");
@@ -114,7 +116,7 @@ export class SummaryScreen {
 
   /** Stop a run in progress (on quit). */
   abort(): void {
-    this.running?.abort();
+    this.running?.abort.abort();
   }
 
   render(): void {
@@ -127,7 +129,10 @@ export class SummaryScreen {
     const { shown, more } = this.pager.window(lines, inner.height - 1, inner.width, (l) =>
       renderLine(theme, inner.width, [[l.text, l.style]]),
     );
-    const hint = `${more ? "↓ more · " : ""}S summarize now${this.running ? " (running)" : ""} · Esc back`;
+    const run = this.running;
+    const state =
+      run === undefined ? "" : run.session === this.session ? " (running)" : ` (summarizing ${run.session})`;
+    const hint = `${more ? "↓ more · " : ""}S summarize now${state} · Esc back`;
     shown.push(renderLine(theme, inner.width, [[hint, "dim"]]));
     layout.setLines(layout.overlay, shown);
   }
