@@ -582,6 +582,40 @@ describe("mouse", () => {
   }, 120_000);
 });
 
+describe("mouse in the help and the summary viewer", () => {
+  test("the wheel scrolls the help and the summary viewer", async () => {
+    const h = await makeHome();
+    tui = startTui(h, { width: 80, height: 16 });
+    await tui.waitFor("old-notes");
+    tui.type("?");
+    let s = await tui.waitFor("↓ more");
+    expect(s).toContain("Everywhere");
+    for (let i = 0; i < 40; i++) tui.bytes(wheel("down", 20, 8));
+    s = await tui.waitFor("end of help");
+    expect(s).not.toContain("Everywhere");
+    tui.bytes(wheel("up", 20, 8));
+    await tui.waitForGone("end of help");
+    tui.keys("Escape");
+    await tui.waitFor("type to filter");
+    const summary = join(h, "sessions", "alpha-deploy", "summary.json");
+    const decisions = Array.from({ length: 8 }, (_, i) => `Do: decision number ${i}`);
+    writeFileSync(
+      summary,
+      JSON.stringify({
+        key_decisions: decisions,
+        past_discussions: [],
+        current_discussion: { topic: "", description: "", perspectives: "", direction: "" },
+      }),
+    );
+    tui.keys("C-s");
+    s = await tui.waitFor("decision number 0");
+    for (let i = 0; i < 5; i++) tui.bytes(wheel("down", 20, 8));
+    s = await tui.waitFor((x) => x.includes("Current discussion") && !/decision number 0\b/.test(x));
+    tui.bytes(wheel("up", 20, 8));
+    await tui.waitFor((x) => !x.includes("Current discussion"));
+  }, 60_000);
+});
+
 describe("mouse in search", () => {
   test("a hit picked with a click or the wheel stays selected when the scope changes, as one picked with the keys", async () => {
     tui = suite.start({ width: 100, height: 30 });

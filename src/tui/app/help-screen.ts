@@ -16,6 +16,11 @@ export class HelpScreen {
     this.pager.home();
   }
 
+  /** Scroll by `lines` (the mouse wheel). */
+  scroll(lines: number): void {
+    this.pager.move(lines);
+  }
+
   handleKey(ch: string | undefined, key: Key): boolean {
     if (applyMotion(this.pager, key.full, ["arrows", "edges", "vi", "viPages"])) return true;
     if (key.full === "escape" || ch === "?") {

@@ -6,6 +6,8 @@ import { LIST_CHROME_ROWS } from "../views/session-list-view.ts";
 import { HIT_ROWS, searchChromeRows } from "../views/search-view.ts";
 import { ERRORS_CHROME_ROWS } from "../views/error-memory-view.ts";
 import type { ErrorMemoryScreen } from "./error-memory-screen.ts";
+import type { HelpScreen } from "./help-screen.ts";
+import type { SummaryScreen } from "./summary-screen.ts";
 import type { MainScreen } from "./main-screen.ts";
 import type { SearchScreen } from "./search-screen.ts";
 import type { Layout } from "../views/layout.ts";
@@ -24,6 +26,8 @@ export interface MouseTargets {
   main: MainScreen;
   search: SearchScreen;
   errorMemory: ErrorMemoryScreen;
+  help: HelpScreen;
+  summary: SummaryScreen;
   /** The open overlay, if any. */
   top: string | undefined;
   status: StatusState;
@@ -53,6 +57,12 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
     if (index >= c.count) return false;
     c.select(index);
     t.search.state.userMoved();
+    return true;
+  }
+  // The help and the summary viewer are texts: the wheel scrolls them (mouse reporting keeps it from the terminal).
+  if (t.top === "help" || t.top === "summary") {
+    if (!dir) return false;
+    (t.top === "help" ? t.help : t.summary).scroll(dir * WHEEL_STEP);
     return true;
   }
   if (t.top === "error-memory") {

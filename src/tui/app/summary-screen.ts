@@ -61,6 +61,11 @@ export class SummaryScreen {
     }
   }
 
+  /** Scroll by `lines` (the mouse wheel). */
+  scroll(lines: number): void {
+    this.pager.move(lines);
+  }
+
   handleKey(_ch: string | undefined, key: Key): boolean {
     if (applyMotion(this.pager, key.full, ["arrows", "edges", "vi", "viPages"])) return true;
     switch (key.full) {

@@ -144,6 +144,8 @@ export class TuiApp implements AppContext {
               main: this.main,
               search: this.search,
               errorMemory: this.errorMemory,
+              help: this.help,
+              summary: this.summary,
               top,
               status: this.status,
             },
