@@ -59,7 +59,9 @@ export function renderErrorMemory(
     lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
   }
   const sel = s.selected();
-  if (sel) for (const l of detailLines(sel, width, nowNs)) lines.push(renderLine(theme, width, [[l.text, l.style]]));
+  if (sel)
+    for (const l of detailLines(sel, width, nowNs, height - lines.length))
+      lines.push(renderLine(theme, width, [[l.text, l.style]]));
   return fitHeight(lines, width, height);
 }
 
@@ -79,7 +81,11 @@ function statusText(s: ErrorMemoryState): string {
 
 type StyledLine = { text: string; style?: "title" | "dim" | "ok" | "error" };
 
-function detailLines(r: ErrorRecord, width: number, nowNs: bigint): StyledLine[] {
+/**
+ * The record's detail in `room` rows. When it is taller, the longest of error, cause and fix gives way first (a stack
+ * trace in the error would hide the fix below it), each cut one ending in a line saying how much more `o` shows.
+ */
+function detailLines(r: ErrorRecord, width: number, nowNs: bigint, room: number): StyledLine[] {
   const when = (ns: bigint | undefined) => (ns ? nsToLocalSeconds(ns).slice(0, 16) : "never");
   const days = Math.max(0, Math.ceil(Number(r.expiresAt - nowNs) / 86_400e9));
   // Wrapped between their parts, so that the last (expires in…) is not cut at 80 columns.
@@ -98,16 +104,31 @@ function detailLines(r: ErrorRecord, width: number, nowNs: bigint): StyledLine[]
       width,
     ).map((text) => ({ text, style: "dim" as const })),
   ];
-  const block = (label: string, text: string | undefined) => {
-    if (!text) return;
-    out.push({ text: label, style: "title" });
-    for (const l of wrapLines(displayText(text), Math.max(1, width - 2))) out.push({ text: `  ${l}` });
-  };
-  block("error", r.error);
-  block("cause", r.cause);
-  block("fix", r.fix);
-  if (r.keywords.length)
-    for (const text of wrapLines(displayText(`keywords: ${r.keywords.join(", ")}`), width))
-      out.push({ text, style: "dim" });
+  const blocks: { label: string; body: string[] }[] = [];
+  for (const [label, text] of [
+    ["error", r.error],
+    ["cause", r.cause],
+    ["fix", r.fix],
+  ] as const)
+    if (text) blocks.push({ label, body: wrapLines(displayText(text), Math.max(1, width - 2)) });
+  const keywords = r.keywords.length ? wrapLines(displayText(`keywords: ${r.keywords.join(", ")}`), width) : [];
+  // Rows over the room: the longest body is cut first (to no fewer than 2 rows, and a note), then the next.
+  const full = blocks.map((b) => b.body.length);
+  const shown = [...full];
+  const rows = () =>
+    out.length + keywords.length + blocks.reduce((n, _, i) => n + 1 + shown[i]! + (shown[i]! < full[i]! ? 1 : 0), 0);
+  for (let over = rows() - room; over > 0; over = rows() - room) {
+    let at = -1;
+    for (let i = 0; i < shown.length; i++) if (shown[i]! > 2 && (at < 0 || shown[i]! > shown[at]!)) at = i;
+    if (at < 0) break;
+    shown[at] = Math.max(2, shown[at]! - over - (shown[at] === full[at] ? 1 : 0));
+  }
+  blocks.forEach((b, i) => {
+    out.push({ text: b.label, style: "title" });
+    for (const l of b.body.slice(0, shown[i])) out.push({ text: `  ${l}` });
+    if (shown[i]! < full[i]!)
+      out.push({ text: `  … ${plural(full[i]! - shown[i]!, "more line")}: o shows the whole record`, style: "dim" });
+  });
+  for (const text of keywords) out.push({ text, style: "dim" });
   return out;
 }
