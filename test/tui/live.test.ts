@@ -7,7 +7,8 @@ import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, tempHome, waitFor } from "../fixture/home.ts";
 import { startDaemon } from "../fixture/daemon-process.ts";
 import type { TmuxSession } from "../fixture/tmux.ts";
-import { makeHome, startTui, tuiSuite } from "../fixture/tui-home.ts";
+import { makeHome, ns, startTui, tuiSuite } from "../fixture/tui-home.ts";
+import { CLOCK_TICK_MS } from "../../src/tui/app/tui-app.ts";
 
 const suite = tuiSuite();
 let tui: TmuxSession | undefined;
@@ -203,6 +204,24 @@ describe("live updates", () => {
     );
     await tui.waitFor(/│second +1 /, 20_000);
   }, 60_000);
+
+  test(
+    "in a quiet home the list's ages move on without a key or a write",
+    async () => {
+      const h = tempHome("memvoy-tui-");
+      const api = openMemory({ home: h, env: {} });
+      try {
+        api.add("quiet", { role: "user", content: "the last word for a while", sendAt: ns(Date.now() - 30_000) });
+      } finally {
+        api.close();
+      }
+      tui = startTui(h, { width: 100, height: 30 });
+      await tui.waitFor(/│quiet +1 +now /);
+      // Nothing happens from here on: the minute's redraw alone turns "now" into "1m".
+      await tui.waitFor(/│quiet +1 +1m /, CLOCK_TICK_MS + 40_000);
+    },
+    CLOCK_TICK_MS + 60_000,
+  );
 
   test("a summary another program (Agenvoy) writes to the shown session's summary.json shows in the open viewer", async () => {
     const h = await makeHome();

@@ -31,6 +31,12 @@ import { lineText, terminalText } from "../../shared/terminal-text.ts";
 /** The pause in keys and clicks each step of the search warm-up waits for (a step holds the keyboard up). */
 export const WARM_QUIET_MS = 120;
 
+/**
+ * The screen is drawn again this often with nothing else happening, so that the ages it shows (the list's now, 12m,
+ * 5h; an error record's expiry) move on in a quiet home: no key, no write, no other redraw.
+ */
+export const CLOCK_TICK_MS = 60_000;
+
 /** How long a confirmed deletion waits for another process's writer lock before the status row says so. */
 const LOCK_WAIT_NOTICE_MS = 250;
 
@@ -65,6 +71,7 @@ export class TuiApp implements AppContext {
   /** Confirmed deletions under way (a shared memory's take several round trips), settled or not. */
   private readonly started = new Set<Promise<void>>();
   private startsStopped = false;
+  private clock: ReturnType<typeof setInterval> | undefined;
   /** q was pressed: the screen is being given back, and nothing is drawn any more. */
   private ended = false;
   readonly done = new Promise<void>((resolve) => (this.finished = resolve));
@@ -109,6 +116,7 @@ export class TuiApp implements AppContext {
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
     this.jobs.start();
+    this.clock = setInterval(() => this.render(), CLOCK_TICK_MS);
     this.watchSession(this.shownSession);
     // Counted before blessed reads the keys. One read can arrive here in parts (a paste, a mouse report and the
     // keys around it are emitted apart, at once): the parts of one read count once.
@@ -592,6 +600,7 @@ export class TuiApp implements AppContext {
     this.ended = true;
     this.jobs.close();
     this.quiet.stop();
+    clearInterval(this.clock);
     this.watcher?.close();
     this.summary.abort();
     this.finished();
