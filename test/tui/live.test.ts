@@ -314,6 +314,25 @@ describe("live updates", () => {
       daemon.proc.kill(9);
     }
   }, 60_000);
+
+  test(
+    "a daemon killed outright (kill -9: no state file written) is shown stopped within the minute",
+    async () => {
+      const h = await makeHome();
+      tui = startTui(h);
+      await tui.waitFor("daemon stopped");
+      const daemon = startDaemon(h);
+      try {
+        await tui.waitFor("daemon running", 30_000);
+        daemon.proc.kill(9);
+        await daemon.exited;
+        await tui.waitFor("daemon stopped", CLOCK_TICK_MS + 40_000);
+      } finally {
+        daemon.proc.kill(9);
+      }
+    },
+    CLOCK_TICK_MS + 90_000,
+  );
 });
 
 describe("pager and clipboard", () => {

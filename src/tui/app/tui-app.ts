@@ -33,7 +33,8 @@ export const WARM_QUIET_MS = 120;
 
 /**
  * The screen is drawn again this often with nothing else happening, so that the ages it shows (the list's now, 12m,
- * 5h; an error record's expiry) move on in a quiet home: no key, no write, no other redraw.
+ * 5h; an error record's expiry) move on in a quiet home: no key, no write, no other redraw. A daemon killed outright
+ * (kill -9, the OOM killer) is seen gone then too: it wrote no state file, but its lock was released.
  */
 export const CLOCK_TICK_MS = 60_000;
 
@@ -116,7 +117,7 @@ export class TuiApp implements AppContext {
       : new HomeWatcher(homeWatchPaths(this.api.home), onChange);
     this.watcher.start();
     this.jobs.start();
-    this.clock = setInterval(() => this.render(), CLOCK_TICK_MS);
+    this.clock = setInterval(() => this.tick(), CLOCK_TICK_MS);
     this.watchSession(this.shownSession);
     // Counted before blessed reads the keys. One read can arrive here in parts (a paste, a mouse report and the
     // keys around it are emitted apart, at once): the parts of one read count once.
@@ -167,6 +168,13 @@ export class TuiApp implements AppContext {
     // of their keys counted from that paint (a first move through the sessions is not held up by it).
     this.quiet.touch();
     void this.api.warmSearch({ idle: () => this.quiet.after(WARM_QUIET_MS) });
+  }
+
+  /** The minute's redraw; a daemon shown running is looked at again (one killed outright writes no state file). */
+  private tick(): void {
+    if (this.status.info.daemon === "running" && !this.api.daemonRunning())
+      this.status.info = { ...this.status.info, daemon: "stopped" };
+    this.render();
   }
 
   private onKey(ch: string | undefined, key: Key | undefined): void {
