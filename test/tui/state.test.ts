@@ -552,6 +552,24 @@ describe("search status line", () => {
   });
 });
 
+describe("search status with a long query", () => {
+  test("a pasted error as the query leaves room for the reason and the notes in the status rows", () => {
+    const s = new SearchState(20);
+    const pasted = `TypeError: Cannot read properties of undefined (reading 'map') ${"at render (app/components/List.tsx:42:17) ".repeat(12)}`;
+    s.insert(pasted);
+    const req = s.request(false)!;
+    s.accept(req, {
+      hits: [],
+      notes: ["3 messages are not indexed yet: run memvoy reindex --pending"],
+      emptyReason: "no message holds the query's terms",
+    });
+    const screen = renderSearch(s, new Theme("mono"), 80, 20).join("\n");
+    expect(screen).toContain("no message holds the query's terms");
+    expect(screen).toContain("reindex --pending");
+    expect(screen).toContain("TypeError: Cannot read properties");
+  });
+});
+
 describe("search hit rows", () => {
   test("a coloured tool output's hit shows its text without the escapes' bodies, the match still marked", () => {
     const s = new SearchState(20);

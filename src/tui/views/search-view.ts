@@ -4,12 +4,14 @@ import type { SearchState } from "../state/search-state.ts";
 import { inlineText, inlineTextKeeping, lineText } from "../../shared/terminal-text.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight, wrapSegments, type Ranges, type Segment } from "./segments.ts";
-import { codePointWidth, fieldTail, stringWidth } from "../text/char-width.ts";
+import { codePointWidth, fieldTail, stringWidth, truncate } from "../text/char-width.ts";
 import type { StyleName } from "../theme.ts";
 
 export const HIT_ROWS = 2;
 /** The status wraps onto at most this many rows (a fallback's reason, notes), so hits keep the room below. */
 const MAX_STATUS_ROWS = 4;
+/** The most of the query the status repeats ("3 hits for …"). */
+const QUERY_ECHO_CELLS = 60;
 
 const KEY_HINTS = "Tab mode · Ctrl-S scope · Ctrl-T range · Ctrl-O open · Ctrl-Y copy";
 
@@ -124,7 +126,9 @@ function statusSegments(s: SearchState): Segment[] {
   const stale = s.busy || s.answered.query !== s.query;
   return [
     [found, n ? "ok" : "dim"],
-    [` for "${inlineText(s.answered.query)}"`, "dim"],
+    // The query is in the field above: a long one (a pasted error) is cut here, so that the reason and notes after it
+    // stay within the status rows.
+    [` for "${truncate(inlineText(s.answered.query), QUERY_ECHO_CELLS)}"`, "dim"],
     [n === 0 && s.emptyReason ? `: ${inlineText(s.emptyReason)}` : "", "dim"],
     [stale ? "  searching…" : s.answered.newest ? "  newest first · ranking…" : "", "busy"],
     [notes.length ? `  ${notes.join(" · ")}` : "", "dim"],
