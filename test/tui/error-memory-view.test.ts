@@ -38,3 +38,24 @@ test("a record whose error is a long stack trace still shows its cause and fix, 
   expect(whole).toContain("OperationalError: no such table: users");
   expect(whole).not.toContain("more line");
 });
+
+test("a search typed as a pasted error still shows its notes: the query is cut in the status, which wraps", () => {
+  const s = new ErrorMemoryState();
+  const query = `sqlite3.OperationalError: no such table: users ${"while running migration 0042_add_users ".repeat(4)}`;
+  s.insert(query);
+  const ticket = s.nextSearch(query);
+  s.setSearch(ticket, query, { hits: [], notes: [], notEmbedded: 2 } as never);
+  for (const width of [80, 100]) {
+    const rows = renderErrorMemory(s, new Theme("mono"), width, 20, NOW);
+    // The status wraps: read its rows as one text.
+    const status = rows
+      .slice(
+        1,
+        rows.findIndex((r) => r.startsWith("ID ")),
+      )
+      .map((r) => r.trim())
+      .join(" ");
+    expect(status).toContain('no records match "sqlite3.OperationalError');
+    expect(status).toContain("2 record(s) not embedded yet: found by keyword only");
+  }
+});

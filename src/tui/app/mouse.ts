@@ -4,7 +4,7 @@ import { nsToLocalSeconds } from "../../shared/time.ts";
 import type { StatusState } from "../state/status-state.ts";
 import { LIST_CHROME_ROWS } from "../views/session-list-view.ts";
 import { HIT_ROWS, searchChromeRows } from "../views/search-view.ts";
-import { ERRORS_CHROME_ROWS } from "../views/error-memory-view.ts";
+import { errorsChromeRows } from "../views/error-memory-view.ts";
 import type { ErrorMemoryScreen } from "./error-memory-screen.ts";
 import type { HelpScreen } from "./help-screen.ts";
 import type { SummaryScreen } from "./summary-screen.ts";
@@ -71,7 +71,7 @@ export function handleMouse(t: MouseTargets, e: MouseEvent): boolean {
       s.cursor.move(dir);
       return true;
     }
-    const at = row - ERRORS_CHROME_ROWS;
+    const at = row - errorsChromeRows(s, t.layout.inner(t.layout.overlay).width);
     if (s.detail || at < 0 || at >= s.cursor.height) return false;
     const index = s.cursor.offset + at;
     if (index >= s.cursor.count) return false;

@@ -9,12 +9,25 @@ import { packParts, wrapLines } from "../text/wrap.ts";
 import type { Theme } from "../theme.ts";
 import { renderLine, fitHeight } from "./segments.ts";
 
-/** Rows above the table. */
-export const ERRORS_CHROME_ROWS = 3;
+/** The status wraps onto at most this many rows (a search's notes), so the table keeps its room. */
+const MAX_STATUS_ROWS = 3;
+
+/** The status line, wrapped to the width (at most MAX_STATUS_ROWS rows, the last cut). */
+function statusRows(s: ErrorMemoryState, width: number): string[] {
+  const rows = wrapLines(statusText(s), width);
+  return rows.length <= MAX_STATUS_ROWS
+    ? rows
+    : [...rows.slice(0, MAX_STATUS_ROWS - 1), truncate(rows.slice(MAX_STATUS_ROWS - 1).join(" "), width)];
+}
+
+/** Rows above the table: the search line, the status (wrapped), the header. */
+export function errorsChromeRows(s: ErrorMemoryState, width: number): number {
+  return 2 + statusRows(s, width).length;
+}
 
 /** How many table rows fit: the rest of the pane shows the detail (or all of it with the detail toggled). */
-export function tableRows(s: ErrorMemoryState, height: number): number {
-  const room = height - ERRORS_CHROME_ROWS;
+export function tableRows(s: ErrorMemoryState, width: number, height: number): number {
+  const room = height - errorsChromeRows(s, width);
   return s.detail ? 0 : Math.max(2, Math.floor(room * 0.45));
 }
 
@@ -37,13 +50,15 @@ export function renderErrorMemory(
         ])
       : renderLine(theme, width, [["/ search · Enter detail · d delete · Esc back", "dim"]]),
   );
-  lines.push(renderLine(theme, width, [[statusText(s), s.rows.length ? undefined : "dim"]]));
+  for (const text of statusRows(s, width))
+    lines.push(renderLine(theme, width, [[text, s.rows.length ? undefined : "dim"]]));
   const idW = 8;
   const toolW = Math.min(16, Math.max(4, ...s.rows.map((r) => stringWidth(r.record.tool))));
   const row = (id: string, tool: string, outcome: string, hits: string, error: string) =>
     `${id.padEnd(idW)} ${tool.padEnd(toolW + tool.length - stringWidth(tool))} ${outcome.padEnd(9)} ${hits.padStart(4)}  ${error}`;
   lines.push(renderLine(theme, width, [[row("ID", "TOOL", "OUTCOME", "HITS", "ERROR"), "dim"]]));
-  const rows = tableRows(s, height);
+  const chrome = errorsChromeRows(s, width);
+  const rows = tableRows(s, width, height);
   if (rows > 0) {
     s.cursor.setHeight(rows);
     const { first, last } = s.cursor.visible();
@@ -55,7 +70,7 @@ export function renderErrorMemory(
         i === s.cursor.selected ? renderLine(theme, width, [[text]], "selected") : renderLine(theme, width, [[text]]),
       );
     }
-    while (lines.length < ERRORS_CHROME_ROWS + rows) lines.push(" ".repeat(width));
+    while (lines.length < chrome + rows) lines.push(" ".repeat(width));
     lines.push(renderLine(theme, width, [["─".repeat(width), "dim"]]));
   }
   const sel = s.selected();
@@ -67,10 +82,12 @@ export function renderErrorMemory(
 
 function statusText(s: ErrorMemoryState): string {
   const notes = s.notes.length ? ` · ${s.notes.join(" · ")}` : "";
-  if (s.searching !== undefined) return `searching "${inlineText(s.searching)}"…`;
+  if (s.searching !== undefined) return `searching "${truncate(inlineText(s.searching), 40)}"…`;
   if (s.showing.kind === "search") {
     const n = s.rows.length;
-    return `${n === 0 ? "no records match" : `${plural(n, "record")} ${n === 1 ? "matches" : "match"}`} "${s.showing.query}"${notes}`;
+    // At most 40 cells of the query (it is in the field above): a pasted error would push the notes off the row.
+    const query = truncate(inlineText(s.showing.query), 40);
+    return `${n === 0 ? "no records match" : `${plural(n, "record")} ${n === 1 ? "matches" : "match"}`} "${query}"${notes}`;
   }
   if (s.total === 0)
     return "no error records yet: agents add them with memvoy errors record (or recordError in the library)";
