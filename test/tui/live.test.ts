@@ -299,6 +299,19 @@ describe("live updates", () => {
     expect(s).toContain("beta-billing · 4 msgs"); // what the home held stays on screen
   }, 60_000);
 
+  test("a home made after the TUI opened on it, then deleted, is said to be gone", async () => {
+    const home = join(tempHome("memvoy-tui-"), "made-later");
+    tui = startTui(home, { width: 120, height: 30 });
+    await tui.waitFor("Welcome to memvoy");
+    expect((await cli(["add", "first", "--role", "user", "--content", "hello"], { home })).code).toBe(0);
+    tui.keys("C-l");
+    await tui.waitFor(/│first +1 /, 20_000);
+    rmSync(home, { recursive: true, force: true });
+    tui.keys("C-l");
+    const gone = (p: string) => `the home is gone (${p} was deleted or moved away)`;
+    await tui.waitFor((x) => x.includes(gone(home)) || x.includes(gone(join(home, ".store", "history.db"))), 20_000);
+  }, 60_000);
+
   test("the status row follows a daemon started and stopped for the home", async () => {
     const h = await makeHome();
     tui = startTui(h);

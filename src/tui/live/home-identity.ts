@@ -8,8 +8,12 @@ export class HomeIdentity {
     this.start = paths.map(pathIdentity);
   }
 
-  /** What happened to the first path that is gone or replaced since the start; undefined while all are there. */
+  /**
+   * What happened to the first path that is gone or replaced since the start, or since it was first seen (a home
+   * made after the start: memvoy demo or add, then Ctrl-L); undefined while all are there.
+   */
   lost(): string | undefined {
+    for (const [i, path] of this.paths.entries()) this.start[i] ??= pathIdentity(path);
     return identityChange(this.paths, this.start, true);
   }
 }
