@@ -154,6 +154,16 @@ test("a host name that does not resolve is named as such, not as a refused conne
   expect(refused.stderr).toContain("connection refused");
 }, 60_000);
 
+test("an IPv6 address with nothing listening is a refused connection, not a host name that does not resolve", async () => {
+  const url = `postgresql://memvoy:${SECRET}@[::1]:1/mem`;
+  const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 1,
+    stderr:
+      "memvoy: cannot open the PostgreSQL archive at memvoy@[::1]:1/mem: connection refused (is the server running, and the host and port right?)\n",
+  });
+}, 60_000);
+
 test("a URL with an empty user and a password names the host and database, never the password as a user", async () => {
   const url = `postgres://:${SECRET}@127.0.0.1:1/mem`;
   const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });

@@ -76,7 +76,8 @@ export async function pgOpenError(url: string, err: unknown): Promise<Error> {
       host = undefined;
     }
     if (host && !host.startsWith("/")) {
-      const unknown = await lookup(host).then(
+      // An IPv6 literal is written in brackets in a URL; the resolver takes the bare address.
+      const unknown = await lookup(host.replace(/^\[(.*)\]$/, "$1")).then(
         () => false,
         (e: { code?: string }) => e.code === "ENOTFOUND",
       );
