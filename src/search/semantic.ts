@@ -51,6 +51,13 @@ export interface RankedMessage {
   score: number;
 }
 
+/**
+ * Best first; equal scores (the same text said again) give the newest sent first, as keyword search orders them,
+ * then the last written.
+ */
+export const bestFirst = (a: RankedMessage, b: RankedMessage): number =>
+  b.score - a.score || Number(b.message.sendAt - a.message.sendAt) || (a.message.seq > b.message.seq ? -1 : 1);
+
 /** A sender of at most this many recent messages has the vector search held to their ids. */
 export const SENDER_IDS_MAX = 1_000;
 
@@ -177,8 +184,7 @@ export async function semanticRanking(
       if (out.length === limit) edge = h.score;
     }
   }
-  // Equal scores (the same text said again): the newest first, as keyword search orders them.
-  out.sort((a, b) => b.score - a.score || (a.message.seq > b.message.seq ? -1 : 1));
+  out.sort(bestFirst);
   return out.slice(0, limit);
 }
 

@@ -158,6 +158,16 @@ describe("search parity: shared mode and the embedded home", () => {
     expect(s).toEqual(e);
   });
 
+  test("semantic search: equal scores give the newest sent first on both, as keyword search does", async () => {
+    for (const limit of [1, 2]) {
+      const { embedded: e, shared: s } = await both({ query: "blue heron", match: "semantic", limit });
+      expect(e).toEqual(
+        ["tie-new the blue heron nested by the pond", "tie-old the blue heron nested by the pond"].slice(0, limit),
+      );
+      expect({ limit, hits: s }).toEqual({ limit, hits: e });
+    }
+  });
+
   test("a semantic query of identifiers only (no word vector) finds the recent messages holding them on both", async () => {
     for (const query of ["postgres", "kubernetes"]) {
       const [e, s] = await Promise.all(

@@ -27,6 +27,7 @@ import {
   type TierScope,
 } from "../../search/search-types.ts";
 import {
+  bestFirst,
   candidateDepth,
   candidateScorer,
   semanticEmptyReason,
@@ -425,7 +426,7 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
     if (await farOff(m.content)) continue;
     ranked.push({ message: m, score });
   }
-  ranked.sort((a, b) => b.score - a.score);
+  ranked.sort(bestFirst);
   return { ranked: ranked.slice(0, depth), notIndexed, notes, minScore, table, sharesNone };
 }
 
