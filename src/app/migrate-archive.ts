@@ -10,7 +10,7 @@ import type { Config } from "../config/schema.ts";
 import { namedError } from "../shared/errors.ts";
 import { faultPoint } from "../shared/fault-point.ts";
 import { nowNs } from "../shared/time.ts";
-import type { ArchiveCounts, ArchivePort } from "../storage/ports/archive-port.ts";
+import type { ArchiveCounts, ArchivedMessage, ArchivePort } from "../storage/ports/archive-port.ts";
 import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
 import { COPY_ORDER, type CopyRow, type CopyTableName } from "../storage/ports/copy-tables.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
@@ -91,6 +91,8 @@ export interface MigrateArchiveResult {
   counts?: ArchiveCounts;
   summaries: number;
   vectors: { copied: number } | "local";
+  /** Messages copied with U+FFFD for the NUL characters they held (PostgreSQL text cannot hold one). */
+  nulReplaced: number;
 }
 
 /** The configured archive URL, or NoArchiveUrlError (exit 2) when there is none. */
@@ -174,6 +176,15 @@ async function copy(
   const copiedBefore = saved ? await target.countMessages() : 0;
   o.onStart?.(total, copiedBefore, saved !== undefined && last?.done !== true);
   let copied = 0;
+  let nulReplaced = 0;
+  // PostgreSQL text cannot hold a NUL character, which a record adopted from an older history.json may have.
+  const withoutNul = (m: ArchivedMessage): ArchivedMessage => {
+    if (!m.content.includes("\0") && !m.sender?.includes("\0")) return m;
+    nulReplaced++;
+    const out = { ...m, content: m.content.replaceAll("\0", "\uFFFD") };
+    if (m.sender !== undefined) out.sender = m.sender.replaceAll("\0", "\uFFFD");
+    return out;
+  };
   const batch = Math.max(1, o.batch ?? 2000);
   const result = (done: boolean, extra: Partial<MigrateArchiveResult> = {}): MigrateArchiveResult => ({
     copied,
@@ -182,13 +193,14 @@ async function copy(
     done,
     summaries: 0,
     vectors: "local",
+    nulReplaced,
     ...extra,
   });
   for (;;) {
     if (o.signal?.aborted) return result(false);
     const rows = await source.exportMessages(cursor, batch);
     if (rows.length === 0) break;
-    copied += await target.importMessages(rows, nowNs());
+    copied += await target.importMessages(rows.map(withoutNul), nowNs());
     cursor = rows[rows.length - 1]!.seq;
     await save();
     faultPoint("after-copy-batch");

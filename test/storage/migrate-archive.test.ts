@@ -2,7 +2,7 @@
 // verified; the target only from config or environment; no URL, a password in config.toml or a busy
 // target is a one-line exit 2; no secret printed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cursorKey } from "../../src/app/migrate-archive.ts";
 import { nowNs } from "../../src/shared/time.ts";
@@ -197,6 +197,32 @@ describe("migrate-archive", () => {
     expect(more.code).toBe(0);
     expect(more.stdout).toContain("copied 1 message (1201 in the archive, 4 sessions");
   }, 300_000);
+
+  test("a message holding a NUL character (adopted from an older history.json) is copied with U+FFFD in its place", async () => {
+    const home = tempHome();
+    mkdirSync(join(home, "sessions", "agv"), { recursive: true });
+    writeFileSync(
+      join(home, "sessions", "agv", "history.json"),
+      '[\n{"role":"user","content":"tab\\u0000separated","sendAt":"2026-05-01T10:00:00Z","sender":"bo\\u0000b"},\n' +
+        '{"role":"assistant","content":"ok","sendAt":"2026-05-01T10:00:01Z"}\n]\n',
+    );
+    expect((await cli(["history", "agv"], { home })).code).toBe(0); // adopted into the archive as it is
+    const url = await server.createDatabase("migrate_nul");
+    const r = await cli(["migrate-archive"], { home, env: { MEMVOY_ARCHIVE_URL: url } });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 0,
+      stderr:
+        "memvoy: 1 message held a NUL character, which PostgreSQL text cannot hold: copied with U+FFFD in its place\n",
+    });
+    expect(r.stdout).toContain("copied 2 messages (2 in the archive, 1 session,");
+    const target = await openPgArchive(url);
+    const copied = await target.listMessages("agv");
+    await target.close();
+    expect(copied.map((m) => [m.content, m.sender])).toEqual([
+      ["tab\uFFFDseparated", "bo\uFFFDb"],
+      ["ok", undefined],
+    ]);
+  }, 60_000);
 
   test("a home of many sessions is copied and checked in a few dozen queries, not a few per session", async () => {
     const { home, api } = openTemp({ drain: "off", now: () => NOW });

@@ -102,6 +102,10 @@ async function migrate(p: Parsed): Promise<number> {
       },
     });
     (vectorBar ?? bar)?.done();
+    if (!json && r.nulReplaced > 0)
+      process.stderr.write(
+        `memvoy: ${plural(r.nulReplaced, "message")} held a NUL character, which PostgreSQL text cannot hold: copied with U+FFFD in its place\n`,
+      );
     if (json) {
       printJson({ ...r, counts: r.counts ?? null });
       return r.done ? 0 : 130;
