@@ -9,6 +9,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { namedError } from "../shared/errors.ts";
 import { faultPoint } from "../shared/fault-point.ts";
+import { withoutNul } from "../shared/message.ts";
 import { nowNs } from "../shared/time.ts";
 import type { ArchiveCounts, ArchivedMessage, ArchivePort } from "../storage/ports/archive-port.ts";
 import type { SharedArchivePort } from "../storage/ports/shared-archive-port.ts";
@@ -177,12 +178,9 @@ async function copy(
   o.onStart?.(total, copiedBefore, saved !== undefined && last?.done !== true);
   let copied = 0;
   let nulReplaced = 0;
-  // PostgreSQL text cannot hold a NUL character, which a record adopted from an older history.json may have.
-  const withoutNul = (m: ArchivedMessage): ArchivedMessage => {
-    if (!m.content.includes("\0") && !m.sender?.includes("\0")) return m;
-    nulReplaced++;
-    const out = { ...m, content: m.content.replaceAll("\0", "\uFFFD") };
-    if (m.sender !== undefined) out.sender = m.sender.replaceAll("\0", "\uFFFD");
+  const storable = (m: ArchivedMessage): ArchivedMessage => {
+    const out = withoutNul(m);
+    if (out !== m) nulReplaced++;
     return out;
   };
   const batch = Math.max(1, o.batch ?? 2000);
@@ -200,7 +198,7 @@ async function copy(
     if (o.signal?.aborted) return result(false);
     const rows = await source.exportMessages(cursor, batch);
     if (rows.length === 0) break;
-    copied += await target.importMessages(rows.map(withoutNul), nowNs());
+    copied += await target.importMessages(rows.map(storable), nowNs());
     cursor = rows[rows.length - 1]!.seq;
     await save();
     faultPoint("after-copy-batch");

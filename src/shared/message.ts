@@ -30,3 +30,14 @@ export interface StoredMessage extends MessageRecord {
   /** true while the message is still in history.json (the recent tier). */
   recent: boolean;
 }
+
+/**
+ * The message as a PostgreSQL archive can hold it: its text and sender with U+FFFD for each NUL character (text
+ * there cannot hold one; a record adopted from an older history.json may). The same message when it holds none.
+ */
+export function withoutNul<T extends MessageRecord>(m: T): T {
+  if (!m.content.includes("\0") && !m.sender?.includes("\0")) return m;
+  const out = { ...m, content: m.content.replaceAll("\0", "\uFFFD") };
+  if (m.sender !== undefined) out.sender = m.sender.replaceAll("\0", "\uFFFD");
+  return out;
+}

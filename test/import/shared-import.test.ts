@@ -167,6 +167,31 @@ describe("import, export and reindex on a shared archive", () => {
     expect(missing.code).toBe(2);
   }, 180_000);
 
+  test("an export holding empty text and a NUL character (records adopted from an older history.json) is imported whole", async () => {
+    const plain = tempHome("memvoy-adopted-");
+    mkdirSync(join(plain, "sessions", "agv"), { recursive: true });
+    writeFileSync(
+      join(plain, "sessions", "agv", "history.json"),
+      '[\n{"role":"user","content":"tab\\u0000separated","sendAt":"2026-05-01T10:00:00Z"},\n' +
+        '{"role":"assistant","content":"","sendAt":"2026-05-01T10:00:01Z"},\n' +
+        '{"role":"user","content":"third","sendAt":"2026-05-01T10:00:02Z"}\n]\n',
+    );
+    const exported = (await cli(["export", "agv"], { home: plain })).stdout;
+    expect(exported).toContain('"content":""');
+    const { env, homes } = await sharedHomes(1);
+    const r = await cli(["import", "jsonl", "-"], { home: homes[0]!, env, stdin: exported });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 0,
+      stdout: "jsonl: 1 file (0 unchanged), 1 session, added 3 messages\n",
+      stderr: "",
+    });
+    // PostgreSQL text cannot hold the NUL: U+FFFD stands in its place; the rest comes back exactly.
+    const back = await cli(["export", "agv"], { home: homes[0]!, env });
+    expect(back.stdout).toBe(exported.replace("\\u0000", "\uFFFD"));
+    const again = await cli(["import", "jsonl", "-"], { home: homes[0]!, env, stdin: exported });
+    expect(again.stdout).toBe("jsonl: 1 file (0 unchanged), 1 session, added 0 messages (3 already present)\n");
+  }, 60_000);
+
   test("import jsonl of an export whose session ids were edited names the lines another session holds", async () => {
     const { env, homes } = await sharedHomes(1);
     const home = homes[0]!;

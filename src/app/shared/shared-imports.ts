@@ -3,7 +3,7 @@
 // replies; this host's files of the session are rewritten from the archive. Vectors wait in the archive's
 // queue for the shared drain. Which message is new is decided by the archive, never by the per-file state.
 import { hostname } from "node:os";
-import type { MessageRecord, StoredMessage } from "../../shared/message.ts";
+import { withoutNul, type MessageRecord, type StoredMessage } from "../../shared/message.ts";
 import { assertSessionId } from "../../shared/session-id.ts";
 import {
   byCodeUnit,
@@ -85,13 +85,14 @@ export class SharedImports implements ImportWriter {
   /** Append imported records (existing ids skipped, tombstoned ones kept out, grown replies extended) and set the metadata. */
   async write(
     session: string,
-    records: readonly MessageRecord[],
+    given: readonly MessageRecord[],
     meta?: MetaUpdate,
-    options: ImportWriteOptions = {},
+    o: ImportWriteOptions = {},
   ): Promise<ImportWriteResult> {
     assertSessionId(session);
-    // PostgreSQL text cannot hold a NUL character: an export's text is checked as new text is.
-    const o: ImportWriteOptions = { ...options, asStored: false };
+    // memvoy's own export is taken as the archive held it (empty text included), but PostgreSQL text cannot hold a
+    // NUL character: each is stored as U+FFFD, as migrate-archive copies it.
+    const records = o.asStored ? given.map(withoutNul) : given;
     const { ctx } = this.home;
     refuseSessionSymlinks(ctx.paths.session(session));
     const max = ctx.config.limits.max_message_bytes;
