@@ -2,7 +2,7 @@
 // session lose and duplicate nothing, every home's CLI reads the same session, and each home's files (caches)
 // catch up with the other homes' writes. Commands that do not run in shared mode refuse with exit 2.
 import { beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSharedHome } from "../../src/app/shared/open-shared.ts";
 import { idTombstoneHash } from "../../src/storage/ports/tombstone-hash.ts";
@@ -123,6 +123,41 @@ describe("four hosts on one shared archive", () => {
     await run(a, ["rm", "gone-b"]);
     await run(b, ["sessions"]);
     expect(existsSync(join(b, "sessions", "gone-b"))).toBe(false);
+  }, 120_000);
+
+  test("a session or a summary removed on another host after its messages: host B's summary files go with its next listing", async () => {
+    const [a, b] = homes as [string, string];
+    const run = async (home: string, args: string[]) => {
+      const r = await cli(args, { home, env });
+      expect({ args, stderr: r.stderr, code: r.code }).toEqual({ args, stderr: "", code: 0 });
+    };
+    const admin = new Bun.SQL(url, { max: 1 });
+    try {
+      for (const s of ["kept-rm", "kept-reset"]) {
+        await run(a, ["add", s, "--role", "user", "--content", "the plan"]);
+        const summary = JSON.stringify({ summary: `${s}: the plan is SUMMARYTEXT99` });
+        await admin`INSERT INTO session_summaries (session_id, summary, cursor, version, updated_at)
+          VALUES (${s}, ${summary}, '2026-05-01T09:00:00Z', 1, 1)`;
+        await run(a, ["reset", s]); // its messages go, its summary stays
+        await run(b, ["context", s]); // host B's cache: the summary files, no history.json
+      }
+    } finally {
+      await admin.close();
+    }
+    await run(b, ["sessions"]); // host B has checked its caches since those removals
+    // A folder of host B's own that the archive never had (not copied by migrate-archive yet) is no cache of it.
+    mkdirSync(join(b, "sessions", "kept-own"));
+    writeFileSync(join(b, "sessions", "kept-own", "summary.json"), '{"summary":"never copied"}\n');
+    const summaryHere = (s: string) => existsSync(join(b, "sessions", s, "summary.json"));
+    expect([summaryHere("kept-rm"), summaryHere("kept-reset")]).toEqual([true, true]);
+    await run(a, ["rm", "kept-rm"]);
+    await run(a, ["reset", "kept-reset", "--all"]);
+    await run(b, ["sessions"]);
+    expect(existsSync(join(b, "sessions", "kept-rm"))).toBe(false);
+    expect(summaryHere("kept-reset")).toBe(false);
+    expect(summaryHere("kept-own")).toBe(true);
+    rmSync(join(b, "sessions", "kept-own"), { recursive: true });
+    expect((await cli(["doctor"], { home: b, env })).stdout).not.toContain("kept-");
   }, 120_000);
 
   test("rm-message cut short before its tombstone is written removes nothing; run again, the message stays out", async () => {

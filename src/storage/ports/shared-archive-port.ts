@@ -52,7 +52,10 @@ export interface SharedArchivePort extends ArchivePort {
   summaryTexts(sessions: readonly string[]): Promise<Map<string, SummaryText>>;
   /** The recent tier of each of these sessions, oldest first, in one read (doctor compares the caches with it). */
   recentOf(sessions: readonly string[]): Promise<Map<string, StoredMessage[]>>;
-  /** The session's row, start, summary state, last run, usage and leases (its messages are removed first). */
+  /**
+   * The session's row, start, summary state, last run, usage and leases (its messages are removed first); its id is
+   * kept under removedSessionKey, so that a host can tell its cache of a removed session from another program's folder.
+   */
   removeSession(session: string): Promise<void>;
   /** Token usage rows by id (rows a copied home no longer holds). */
   deleteUsage(ids: readonly bigint[]): Promise<void>;
@@ -64,7 +67,10 @@ export interface SharedArchivePort extends ArchivePort {
   restartSummaryRun(session: string, at: bigint): Promise<void>;
   /** The messages whose id hashes (idTombstoneHash) to one of these: removed elsewhere, still stored here. */
   messagesWithIdHashes(hashes: readonly string[]): Promise<{ id: string; session: string }[]>;
-  /** A count that moves whenever tombstones are written (a removal on any host); equal counts: none since. */
+  /**
+   * A count that moves whenever tombstones are written, a session is removed or a summary dropped (a removal on any
+   * host); equal counts: none since.
+   */
   removalCount(): Promise<bigint>;
   /** A new sighting of a record: newest text, fix and outcome; count bumped; TTL refreshed. */
   mergeError(seq: bigint, f: ErrorFields, now: bigint, expiresAt: bigint, textChanged: boolean): Promise<ErrorRow>;
@@ -104,3 +110,6 @@ export interface SharedArchivePort extends ArchivePort {
   importFile(reader: string, source: string, path: string): Promise<ImportFileState | undefined>;
   putImportFile(reader: string, source: string, path: string, state: ImportFileState, now: bigint): Promise<void>;
 }
+
+/** The meta key (getMeta) that says a session of this id was removed from the shared archive (rm, on any host). */
+export const removedSessionKey = (session: string) => `removed-session:${session}`;

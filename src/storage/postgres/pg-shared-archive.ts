@@ -1,14 +1,16 @@
 // The PostgreSQL archive as the MemoryApi uses it in shared mode: the archive port plus the removals, error
 // upkeep and vector-deletion bookkeeping of shared-archive-port.ts.
+import type { SQL } from "bun";
 import type { StoredMessage } from "../../shared/message.ts";
 import type { ErrorFields, ErrorRow, SessionMeta, SessionRow, SummaryText, TextQuery } from "../ports/archive-port.ts";
-import type {
-  ErrorListFilter,
-  ImportFileState,
-  SessionListing,
-  SharedArchivePort,
-  SummaryStatus,
-  VectorDeletes,
+import {
+  removedSessionKey,
+  type ErrorListFilter,
+  type ImportFileState,
+  type SessionListing,
+  type SharedArchivePort,
+  type SummaryStatus,
+  type VectorDeletes,
 } from "../ports/shared-archive-port.ts";
 import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
 import { PgArchive } from "./pg-archive.ts";
@@ -89,6 +91,11 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
       for (const table of ["message_meta", "session_summaries", "summary_runs", "llm_usage", "job_leases"])
         await tx.unsafe(`DELETE FROM ${table} WHERE session_id = $1`, [session]);
       await tx.unsafe("DELETE FROM sessions WHERE id = $1", [session]);
+      // Other hosts' caches of it go with their next listing (removed-cache.ts), also when no message was left.
+      await tx.unsafe("INSERT INTO embed_state (key, value) VALUES ($1, '1') ON CONFLICT (key) DO NOTHING", [
+        removedSessionKey(session),
+      ]);
+      await countRemoval(tx);
     });
   }
 
@@ -114,6 +121,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
         session,
       ]);
       await tx.unsafe("DELETE FROM summary_runs WHERE session_id = $1", [session]);
+      if (gone.length > 0) await countRemoval(tx);
       return gone.length > 0;
     });
   }
@@ -318,4 +326,12 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
 export async function openPgSharedArchive(url: string, options: PgOpenOptions = {}): Promise<PgSharedArchive> {
   const base = await openPgArchive(url, options);
   return new PgSharedArchive(base.sql, base.locks);
+}
+
+/**
+ * A session removed or a summary dropped (the session's messages may be gone already: no tombstone) still moves the
+ * removal count, so that other hosts check their caches of it (the tombstones' trigger counts the rest).
+ */
+async function countRemoval(tx: SQL): Promise<void> {
+  await tx.unsafe("UPDATE removal_count SET n = n + 1");
 }
