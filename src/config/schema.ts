@@ -49,6 +49,13 @@ function isHttpUrl(text: string): boolean {
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
 
+/** A # in the URL, or a password followed by an @ after the host (in the path or query): see ArchiveSchema. */
+function passwordSpillsOver(url: string): boolean {
+  if (url.includes("#")) return true;
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)([/?].*)?$/i.exec(url);
+  return !!m && m[1]!.includes("@") && m[1]!.slice(0, m[1]!.lastIndexOf("@")).includes(":") && !!m[2]?.includes("@");
+}
+
 /** Parses, with well-formed %-escapes where the client decodes them (user, password, database). */
 function parsesAsUrl(text: string): boolean {
   try {
@@ -132,6 +139,12 @@ export const ArchiveSchema = v.strictObject({
             v.check(
               (s) => !POSTGRES_URL.test(s) || parsesAsUrl(s),
               "expected a postgres://user@host/db URL (this one does not parse)",
+            ),
+            // A connection URL has no #fragment: a # in it is a character of the password. So is a / or ? before an
+            // @ after the password: the rest of the password would be read as the host and the path, query or fragment.
+            v.check(
+              (s) => !POSTGRES_URL.test(s) || !parsesAsUrl(s) || !passwordSpillsOver(s),
+              "expected a postgres://user@host/db URL (a password's reserved characters are %-escaped: # as %23, / as %2F, ? as %3F, @ as %40)",
             ),
           ),
         ],

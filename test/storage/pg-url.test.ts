@@ -154,6 +154,28 @@ test("a host name that does not resolve is named as such, not as a refused conne
   expect(refused.stderr).toContain("connection refused");
 }, 60_000);
 
+test("a password holding an @ and a #, / or ? as they are: exit 2, and no piece of it printed as a host or a path", async () => {
+  for (const reserved of ["#", "/", "?"]) {
+    const url = `postgres://memvoy:Sup3r@Hidden${reserved}Part42@127.0.0.1:1/mem`;
+    for (const args of [["config", "show"], ["sessions"]]) {
+      const r = await cli(args, { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+      expect({ reserved, args, code: r.code }).toEqual({ reserved, args, code: 2 });
+      expect(r.stderr).toContain("a password's reserved characters are %-escaped: # as %23, / as %2F, ? as %3F");
+      for (const piece of ["Sup3r", "Hidden", "Part42"]) expect(r.stdout + r.stderr).not.toContain(piece);
+    }
+  }
+  // Escaped, the same password is taken; an @ in a query value without a password in the URL is left alone.
+  for (const url of [
+    "postgres://memvoy:Sup3r%40Hidden%2FPart42@127.0.0.1:1/mem",
+    "postgres://memvoy@127.0.0.1:1/mem?application_name=me@laptop",
+  ]) {
+    const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
+    expect(r.stderr).toBe(
+      "memvoy: cannot open the PostgreSQL archive at memvoy@127.0.0.1:1/mem: connection refused (is the server running, and the host and port right?)\n",
+    );
+  }
+}, 60_000);
+
 test("an IPv6 address with nothing listening is a refused connection, not a host name that does not resolve", async () => {
   const url = `postgresql://memvoy:${SECRET}@[::1]:1/mem`;
   const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
