@@ -60,6 +60,13 @@ const RULES: Rule[] = [
     replace: (_m, scheme, user) => `${scheme}${user}:${mark("url-password")}@`,
   },
   {
+    // A password holding a raw /, ? or # (a base64 secret's /) ends no authority a parser reads: the rule above
+    // finds none, so such a password runs to the last @ of the URL. Not a port (host:8080/path/me@example.com).
+    kind: "url-password",
+    re: /\b([a-z][a-z0-9+.-]{1,30}:\/\/)([^\s:@/?#]{0,256}):(?!\d*[/?#])([^\s@/?#]{0,256}[/?#]\S{0,256}?)@(?!\S{0,256}@)/gi,
+    replace: (_m, scheme, user) => `${scheme}${user}:${mark("url-password")}@`,
+  },
+  {
     kind: "auth-header",
     re: /\b((?:proxy-)?authorization\s*[:=]\s*["']?)(bearer|basic|token|bot|digest|apikey)\s+[^\s"',;]+/gi,
     replace: (_m, head, scheme) => `${head}${scheme} ${mark("auth-header")}`,

@@ -86,6 +86,24 @@ describe("redactSecrets", () => {
     expect(redactSecrets("ssh://git@github.com:22/org/repo.git").text).toBe("ssh://git@github.com:22/org/repo.git");
   });
 
+  test("a password holding a raw /, ? or # (a base64 secret) is redacted to the URL's last @; a port is not one", () => {
+    expect(redactSecrets("connect postgres://app:wJalrXUtnFEMI/K7MDENG+bPxRfiCY@db:5432/app: timeout").text).toBe(
+      "connect postgres://app:[REDACTED:url-password]@db:5432/app: timeout",
+    );
+    expect(redactSecrets("mysql://root:Ab/cd@Ef@host/x failed; retry with Ab/cd@Ef").text).toBe(
+      "mysql://root:[REDACTED:url-password]@host/x failed; retry with [REDACTED:url-password]",
+    );
+    expect(redactSecrets("redis://:s3cr?et#1@cache:6379 refused").text).toBe(
+      "redis://:[REDACTED:url-password]@cache:6379 refused",
+    );
+    for (const plain of [
+      "GET http://localhost:3000/api/users/me@example.com 404",
+      "https://host:443/u?email=a@b.com",
+      "ssh://git@github.com:22/org/repo.git",
+    ])
+      expect(redactSecrets(plain).text).toBe(plain);
+  });
+
   test("redaction is idempotent", () => {
     for (const s of SECRETS) {
       const once = redactSecrets(s.text).text;
