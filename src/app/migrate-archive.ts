@@ -3,8 +3,9 @@
 // session's summary and cursor, then the vectors (when a vector store is configured), then a count check.
 // One run per home at a time; the vector copy holds the shared vectors' write lease (migrate-turns.ts).
 import { archiveCursor } from "./shared/shared-cursor.ts";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homePaths, resolveHome, type HomePaths } from "../config/home.ts";
+import { cursorKey } from "./migrate-key.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { namedError } from "../shared/errors.ts";
@@ -109,9 +110,7 @@ async function openPg(url: string): Promise<SharedArchivePort> {
   return openPgSharedArchive(url, { max: 1 }); // the copy runs one query at a time
 }
 
-/** The home's key in the target: its resume cursor's meta key, and the lock one run of it holds. */
-export const cursorKey = (db: string) =>
-  `migrate-archive:${new Bun.CryptoHasher("sha256").update(realpathSync(db)).digest("hex").slice(0, 16)}`;
+export { cursorKey } from "./migrate-key.ts";
 
 export async function migrateArchive(o: MigrateArchiveOptions): Promise<MigrateArchiveResult> {
   const env = o.env ?? process.env;

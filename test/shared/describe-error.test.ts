@@ -85,7 +85,11 @@ import {
   VectorWriteBusyError,
 } from "../../src/app/migrate-turns.ts";
 import { SessionLockTimeoutError } from "../../src/storage/ports/archive-errors.ts";
-import { NotInSharedModeError, SharedVectorsMissingError } from "../../src/app/shared/shared-mode-errors.ts";
+import {
+  NotInSharedModeError,
+  SharedVectorsMissingError,
+  UncopiedHomeError,
+} from "../../src/app/shared/shared-mode-errors.ts";
 import { SummaryChangedError, SummaryRunEndedError } from "../../src/app/shared/shared-summary-store.ts";
 import { SummaryMessageRemovedError } from "../../src/memory/summary/summary-store.ts";
 import { UnwritableOutputError } from "../../src/shared/atomic-stream.ts";
@@ -1054,6 +1058,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
   [
     new SharedVectorsMissingError({ home: "/h" }),
     'the archive is shared ([archive] url) but the vectors are not: set [vectors] uri = "s3://bucket/prefix" in config.toml, so that every host sees the same vectors',
+    2,
+  ],
+  [
+    new UncopiedHomeError({ home: "/h", archive: "memvoy@db:5432/mem" }),
+    "/h holds its own archive (.store/history.db), never copied into the shared archive at memvoy@db:5432/mem; in shared mode its session folders would be taken for caches of the shared archive and overwritten. Run memvoy migrate-archive to copy it there first, or move .store aside to use this home as a new one on the shared archive",
     2,
   ],
   [

@@ -224,6 +224,31 @@ describe("migrate-archive", () => {
     ]);
   }, 60_000);
 
+  test("a home whose own archive was never copied is refused in shared mode (exit 2) until migrate-archive runs", async () => {
+    const s3: S3Server = await startS3Server();
+    try {
+      const home = buildHome(10);
+      appendFileSync(join(home, "config.toml"), `\n${s3.vectorsToml("uncopied")}`);
+      const env = { MEMVOY_ARCHIVE_URL: await server.createDatabase("migrate_uncopied"), ...s3.env };
+      const summary = join(home, "sessions", "alpha", "summary.json");
+      for (const args of [["sessions"], ["context", "alpha"], ["add", "alpha", "--role", "user", "--content", "x"]]) {
+        const r = await cli(args, { home, env });
+        expect({ args, code: r.code }).toEqual({ args, code: 2 });
+        expect(r.stderr).toStartWith(`memvoy: ${home} holds its own archive (.store/history.db), never copied into`);
+        expect(r.stderr).toContain("Run memvoy migrate-archive to copy it there first");
+      }
+      // Nothing of the home was taken for a stale cache: its summary is still there to be copied.
+      expect(readFileSync(summary, "utf8")).toBe('{"summary":"alpha so far"}\n');
+      expect((await cli(["migrate-archive"], { home, env })).code).toBe(0);
+      const after = await cli(["summary", "alpha", "--json"], { home, env });
+      expect(after.code).toBe(0);
+      expect(readFileSync(summary, "utf8")).toBe('{"summary":"alpha so far"}\n');
+      expect((await cli(["sessions"], { home, env })).stdout).toContain("alpha");
+    } finally {
+      await s3.stop();
+    }
+  }, 120_000);
+
   test("a home of many sessions is copied and checked in a few dozen queries, not a few per session", async () => {
     const { home, api } = openTemp({ drain: "off", now: () => NOW });
     const SESSIONS = 300;

@@ -11,7 +11,9 @@ import { nowNs } from "../../shared/time.ts";
 import { vectorLocation } from "../../storage/ports/vector-location.ts";
 import { sessionLocks } from "./session-locks.ts";
 import { SharedHome } from "./shared-home.ts";
-import { SharedVectorsMissingError } from "./shared-mode-errors.ts";
+import { SharedVectorsMissingError, UncopiedHomeError } from "./shared-mode-errors.ts";
+import { archiveTarget } from "./shared-stats.ts";
+import { cursorKey } from "../migrate-key.ts";
 
 export { NotInSharedModeError } from "./shared-mode-errors.ts";
 import { SharedVectors } from "./shared-vectors.ts";
@@ -58,6 +60,11 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   }
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
   const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false, max: o.connections ?? 4 });
+  // A home's own archive that was never copied here: its session folders are no caches of this one.
+  if (existsSync(paths.db) && (await archive.getMeta(cursorKey(paths.db)).catch(() => "")) === undefined) {
+    await archive.close();
+    throw new UncopiedHomeError({ home: paths.home, archive: archiveTarget(config) });
+  }
   // Host and pid, and a token: two processes can share both (containers on the host's network, each its pid 1),
   // and so can two memories in one process; a lease taken by one holder is never taken again by the other.
   const holder = `${hostname()}:${process.pid}#${crypto.randomUUID().slice(0, 8)}`;
