@@ -244,6 +244,16 @@ describe("migrate-archive", () => {
       expect(after.code).toBe(0);
       expect(readFileSync(summary, "utf8")).toBe('{"summary":"alpha so far"}\n');
       expect((await cli(["sessions"], { home, env })).stdout).toContain("alpha");
+      // An archive a command made before the home was shared, that holds nothing, has nothing to lose: no refusal.
+      const { home: bare, api } = openTemp();
+      api.close();
+      expect(readFileSync(join(bare, ".store", "history.db")).length).toBeGreaterThan(0);
+      appendFileSync(join(bare, "config.toml"), `\n${s3.vectorsToml("bare")}`);
+      const fresh = await cli(["add", "beta", "--role", "user", "--content", "first on the shared archive"], {
+        home: bare,
+        env,
+      });
+      expect({ code: fresh.code, stderr: fresh.stderr }).toEqual({ code: 0, stderr: "" });
     } finally {
       await s3.stop();
     }

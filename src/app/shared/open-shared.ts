@@ -14,6 +14,7 @@ import { SharedHome } from "./shared-home.ts";
 import { SharedVectorsMissingError, UncopiedHomeError } from "./shared-mode-errors.ts";
 import { archiveTarget } from "./shared-stats.ts";
 import { cursorKey } from "../migrate-key.ts";
+import { holdsRecords } from "../../storage/sqlite/holds-records.ts";
 
 export { NotInSharedModeError } from "./shared-mode-errors.ts";
 import { SharedVectors } from "./shared-vectors.ts";
@@ -61,7 +62,11 @@ export async function openSharedHome(o: SharedOpenOptions = {}): Promise<SharedH
   const { openPgSharedArchive } = await import("../../storage/postgres/pg-shared-archive.ts");
   const archive = await openPgSharedArchive(url, { env, migrate: o.migrate !== false, max: o.connections ?? 4 });
   // A home's own archive that was never copied here: its session folders are no caches of this one.
-  if (existsSync(paths.db) && (await archive.getMeta(cursorKey(paths.db)).catch(() => "")) === undefined) {
+  if (
+    existsSync(paths.db) &&
+    holdsRecords(paths.db) &&
+    (await archive.getMeta(cursorKey(paths.db)).catch(() => "")) === undefined
+  ) {
     await archive.close();
     throw new UncopiedHomeError({ home: paths.home, archive: archiveTarget(config) });
   }
