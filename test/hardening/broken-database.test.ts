@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import {
   closeSync,
   existsSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -233,4 +234,21 @@ test("a few garbled pages of the messages table lose only the rows on them: the 
   expect((await cli(["doctor", "--repair", "--yes"], { home, env })).code).toBe(0);
   const h = await cli(["history", "s1", "--all", "--json"], { home, env });
   expect(JSON.parse(h.stdout).messages.length).toBeGreaterThan(800);
+});
+
+test("a rebuild keeps the form of an Agenvoy session's history.json: the file a reset deleted comes back with integer sendAt", async () => {
+  const home = tempHome();
+  const file = join(home, "sessions", "s", "history.json");
+  mkdirSync(join(home, "sessions", "s"), { recursive: true, mode: 0o700 });
+  writeFileSync(
+    file,
+    '[{"role":"user","content":"where is the ferry","sendAt":1786000000123456789},{"role":"assistant","content":"on the harbour page","sendAt":1786000001123456789}]',
+    { mode: 0o600 },
+  );
+  expect((await cli(["history", "s"], { home })).code).toBe(0);
+  expect((await cli(["reset", "s"], { home })).code).toBe(0);
+  garbleTable(home, "messages_fts_data");
+  expect((await cli(["doctor", "--repair", "--yes"], { home })).code).toBe(0);
+  expect((await cli(["add", "s", "--role", "user", "--content", "and the return trip?"], { home })).code).toBe(0);
+  expect(readFileSync(file, "utf8")).toMatch(/"sendAt":\d{19}\}/);
 });

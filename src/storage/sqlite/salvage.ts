@@ -257,8 +257,14 @@ export function swapInRebuilt(path: string, rebuilt: string, suffix: string, lab
 /** Columns that only hold work in progress: a salvage leaves them empty, and the work is done again. */
 const REDONE = new Set(["embedded_by", "pending_seq", "pending_id", "pending_cursor", "pending_sha"]);
 
+/**
+ * Columns of this file's own beyond the ones a copy between archives moves: the form of an Agenvoy session's
+ * history.json outlives the file (history-stamps-repo.ts), so a rebuild keeps it too.
+ */
+const LOCAL_ONLY: Partial<Record<SalvagedTable, readonly string[]>> = { sessions: ["history_style"] };
+
 function salvagedColumns(table: Exclude<SalvagedTable, "messages">): string[] {
-  return COPY_TABLES[table].columns.filter((c) => !REDONE.has(c));
+  return [...COPY_TABLES[table].columns, ...(LOCAL_ONLY[table] ?? [])].filter((c) => !REDONE.has(c));
 }
 
 /** Create a fresh database at `path` holding the salvage (FTS rebuilt, every message queued for embedding). */
