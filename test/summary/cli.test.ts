@@ -7,6 +7,7 @@ import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "../fixture/fake-anthropic.ts";
 import { current, summaryStep } from "../fixture/summary-home.ts";
 import { processOutput } from "../fixture/process-output.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 
 const entry = resolve(import.meta.dir, "../../src/index.ts");
 let fake: FakeAnthropic;
@@ -192,6 +193,22 @@ test("summarize --json: one document; a failed chunk exits 1", async () => {
   expect(doc.sessions[0].outcome).toBe("failed");
   expect(doc.sessions[0].error).toContain("chunk 1/1");
   expect(r.stderr).toBe("");
+});
+
+test("summarize SESSION finding another process summarizing it exits 1 (not summarized); a batch leaves it to that process", async () => {
+  seed();
+  const release = tryLockFile(join(home, "sessions", "s1", ".summary.lock"))!;
+  try {
+    const one = await memvoy(["summarize", "s1"]);
+    expect([one.code, one.stdout]).toEqual([1, expect.stringContaining("s1: busy")]);
+    const json = await memvoy(["summarize", "s1", "--json"]);
+    expect([json.code, JSON.parse(json.stdout).sessions[0].outcome]).toEqual([1, "busy"]);
+    const batch = await memvoy(["summarize"]);
+    expect([batch.code, batch.stdout]).toEqual([0, expect.stringContaining("s1: busy")]);
+  } finally {
+    release();
+  }
+  expect(fake.calls).toBe(0);
 });
 
 test("a missing ANTHROPIC_API_KEY: one line on stderr, exit 2, nothing changed", async () => {

@@ -38,7 +38,8 @@ Ctrl-C stops after the chunk in flight is abandoned: summary.json keeps the last
   --json       print {"sessions": [...]} with each session's outcome, tokens and changes
   --verbose    also print notices from the Anthropic SDK (a deprecated model id) on stderr
 
-Exit codes: 0 every session done (or nothing due), 1 a session failed or was aborted,
+Exit codes: 0 every session done (or nothing due, or being summarized by another process),
+1 a session failed or was aborted, or SESSION was busy (another process was summarizing it),
 2 usage or input error (unknown session, missing ANTHROPIC_API_KEY).
 `;
 
@@ -110,7 +111,10 @@ export function run(argv: readonly string[]): Promise<number> {
         }),
       "memvoy: stopping (Ctrl-C again to quit at once)\n",
     );
-    const failed = report.sessions.some((s) => ["failed", "partial", "aborted", "skipped"].includes(s.outcome));
+    // A session named and found busy was not summarized by this run (exit 1, as a reindex that could not run); in
+    // a batch, the other process is summarizing it, as the batch would have.
+    const notDone = ["failed", "partial", "aborted", "skipped", ...(session === undefined ? [] : ["busy"])];
+    const failed = report.sessions.some((s) => notDone.includes(s.outcome));
     if (bool(p, "json")) printJson(report);
     else if (report.sessions.length === 0)
       println(session ? `${session}: nothing to summarize` : "nothing to summarize: no session is due");
