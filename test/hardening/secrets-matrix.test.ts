@@ -3,7 +3,7 @@
 // a 401 body is never kept; config show masks URL userinfo and query tokens.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { redactSecrets } from "../../src/shared/redact.ts";
@@ -192,4 +192,39 @@ test("config show masks URL userinfo and query tokens", async () => {
     expect(r.stdout).not.toContain("qk-Secret-42");
     expect(r.stdout).toContain("host.example/v1");
   }
+});
+
+test("error memory: a configured key's value quoted in a record never reaches SQLite or the answer, nor a search's query", async () => {
+  const home = tempHome();
+  const env = { VOYAGE_API_KEY: CONFIGURED_KEY, MY_SERVICE_TOKEN: "tok-Value-31337" };
+  const r = await cli(
+    [
+      "errors",
+      "record",
+      "--tool",
+      "curl",
+      "--error",
+      `401 from the proxy: key ${CONFIGURED_KEY} refused`,
+      "--cause",
+      "the token tok-Value-31337 expired",
+      "--fix",
+      "rotate the key",
+      "--json",
+    ],
+    { home, env },
+  );
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).redacted).toContain("configured-key");
+  expect(r.stdout).not.toContain(CONFIGURED_KEY);
+  expect(r.stdout).not.toContain("tok-Value-31337");
+  const files = readdirSync(home, { recursive: true, withFileTypes: true })
+    .filter((f) => f.isFile())
+    .map((f) => readFileSync(join(f.parentPath, f.name)).toString("latin1"))
+    .join("\n");
+  expect(files).toContain("rotate the key");
+  expect(files).not.toContain(CONFIGURED_KEY);
+  expect(files).not.toContain("tok-Value-31337");
+  const found = await cli(["errors", "search", `key ${CONFIGURED_KEY} refused`, "--json"], { home, env });
+  expect(found.code).toBe(0);
+  expect(JSON.parse(found.stdout).hits.map((h: { fix: string }) => h.fix)).toEqual(["rotate the key"]);
 });

@@ -2,7 +2,7 @@
 // redaction, signature, merge rule and ranking are the embedded mode's; a record's merge is serialised
 // across hosts by an archive lock on its tool. The word-vector signal of the embedded lookup is not used.
 import { describeAfterSome, describeError } from "../../shared/describe-error.ts";
-import { redactSecrets } from "../../shared/redact.ts";
+import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import {
   DEFAULT_LIST_LIMIT,
   type ErrorList,
@@ -46,7 +46,7 @@ export class SharedErrors {
   constructor(private readonly ctx: SharedContext) {}
 
   async record(raw: unknown): Promise<RecordErrorResult> {
-    const { fields, kinds } = errorFieldsOf(raw);
+    const { fields, kinds } = errorFieldsOf(raw, secretValues(this.ctx.env));
     const { archive } = this.ctx;
     // Records signed by an older memvoy's rules are signed again first, else this error would miss its record.
     if ((await archive.getMeta(RULES_KEY)) !== SIGNATURE_RULES) {
@@ -108,7 +108,7 @@ export class SharedErrors {
 
   async search(raw: unknown): Promise<ErrorSearchResult> {
     const o = checkSearchInput(raw);
-    const query = redactSecrets(o.query).text;
+    const query = redactSecrets(o.query, secretValues(this.ctx.env)).text;
     const { archive } = this.ctx;
     const start = this.ctx.now();
     const tool = o.otherTools ? undefined : o.tool;

@@ -18,7 +18,7 @@ import { newErrorId } from "./error-ids.ts";
 import { checkRecordInput } from "./error-input.ts";
 import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { errorEmbedder, errorVectorStore } from "./error-vectors.ts";
-import { redactSecrets } from "../../shared/redact.ts";
+import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import { errorSignature, SIGNATURE_RULES } from "./signature.ts";
 import { getEmbedState, setEmbedState } from "../../storage/sqlite/embed-queue-repo.ts";
 
@@ -39,14 +39,17 @@ export function errorTtlNs(ctx: Pick<MemoryContext, "config">): bigint {
   return BigInt(ctx.config.error_memory.ttl_days) * NS_PER_DAY;
 }
 
-/** The redacted fields of a record input, its signature set; `kinds` names the secrets redacted. */
-export function errorFieldsOf(raw: unknown): { fields: ErrorFields; kinds: string[] } {
+/**
+ * The redacted fields of a record input, its signature set; `kinds` names the secrets redacted. `keys`: the values
+ * of the configured key variables (secretValues), taken out wherever they appear.
+ */
+export function errorFieldsOf(raw: unknown, keys: readonly string[]): { fields: ErrorFields; kinds: string[] } {
   const kinds = new Set<string>();
   // A secret found in one field (the URL's password in the error) is redacted in the others too (the cause).
   const plain = checkRecordInput(raw);
-  const found = [plain.tool, plain.error, plain.cause ?? "", plain.fix].flatMap((s) => redactSecrets(s).values);
+  const found = [plain.tool, plain.error, plain.cause ?? "", plain.fix].flatMap((s) => redactSecrets(s, keys).values);
   const clean = (s: string) => {
-    const r = redactSecrets(s, found);
+    const r = redactSecrets(s, [...keys, ...found]);
     r.kinds.forEach((k) => kinds.add(k));
     return r.text;
   };
@@ -74,7 +77,7 @@ export function mergedFields(existing: ErrorRow, fields: ErrorFields): ErrorFiel
 }
 
 export async function recordError(ctx: MemoryContext, raw: unknown): Promise<RecordErrorResult> {
-  const { fields, kinds } = errorFieldsOf(raw);
+  const { fields, kinds } = errorFieldsOf(raw, secretValues(ctx.env ?? process.env));
   const now = ctx.now();
   const expiresAt = now + errorTtlNs(ctx);
 

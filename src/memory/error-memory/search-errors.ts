@@ -8,7 +8,7 @@ import { collectCandidates, type Candidate } from "./error-candidates.ts";
 import { checkSearchInput } from "./error-input.ts";
 import { recordEmbedder, toErrorRecord, type ErrorRecord } from "./error-record.ts";
 import { rankErrors, type RankInput } from "./rank-errors.ts";
-import { redactSecrets } from "../../shared/redact.ts";
+import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import { errorTtlNs } from "./record-error.ts";
 
 export interface ErrorHit {
@@ -28,7 +28,7 @@ export interface ErrorSearchResult {
 export async function searchErrors(ctx: MemoryContext, raw: unknown): Promise<ErrorSearchResult> {
   const o = checkSearchInput(raw);
   // The query may be embedded by a remote service: secrets never leave in it.
-  const query = redactSecrets(o.query).text;
+  const query = redactSecrets(o.query, secretValues(ctx.env ?? process.env)).text;
   const start = ctx.now();
   const narrow = o.otherTools ? undefined : o.tool;
   const pool = Math.max(50, (o.offset + o.limit) * 10);
