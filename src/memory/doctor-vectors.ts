@@ -10,6 +10,8 @@ import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
 import { countEmbeddedBy } from "../storage/sqlite/error-memory-repo.ts";
 import { mayHoldVectors, vectorStoreLocation } from "./vector-location.ts";
+import { messageVectorFolders } from "./vector-folders.ts";
+import { configuredEmbedderId } from "../embed/create-embedder.ts";
 
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
   if (!mayHoldVectors(index.ctx)) return [];
@@ -17,7 +19,7 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   const messages = [
     ...(await storeFindings(() => index.store())),
     ...(await index.store().then(
-      (store) => earlierTables(store),
+      async (store) => [...(await earlierTables(store)), ...(await lostMessageVectors(index, store))],
       () => [],
     )),
   ];
@@ -61,7 +63,28 @@ async function objectStoreFindings(index: SemanticIndex): Promise<DoctorFinding[
   return [...out, ...(await earlierTables(store, [embedderId]))];
 }
 
-/** Rows of an embedder's message table in an object store: 0 when it is absent, undefined when it cannot be read. */
+/**
+ * The configured embedder's table in the home holding fewer vectors than the archive says were made (a table made
+ * again after its versions were lost, a store put back from an older copy): the messages without one are found by
+ * keyword only, and nothing embeds them again until a reindex. No table folder at all is doctor-home's finding.
+ */
+async function lostMessageVectors(index: SemanticIndex, store: MessageVectors): Promise<DoctorFinding[]> {
+  const { ctx } = index;
+  const id = configuredEmbedderId(ctx.config.embedder);
+  if (id === undefined || messageVectorFolders(ctx.paths.lance, ctx.config.embedder).configured !== true) return [];
+  const embedded = recentCount(ctx.db) - queuedCount(ctx.db);
+  if (embedded <= 0) return [];
+  const rows = await tableRows(store, id); // undefined: a damaged table, named by storeFindings
+  if (rows === undefined || rows >= embedded) return [];
+  return [
+    {
+      problem: `${ctx.paths.lance} holds ${rows} message vector(s) of ${id}, but ${embedded} recent message(s) were embedded: semantic search misses ${embedded - rows} of them until memvoy reindex runs`,
+      manual: true,
+    },
+  ];
+}
+
+/** Rows of an embedder's message table: 0 when it is absent, undefined when it cannot be read. */
 async function tableRows(store: MessageVectors, embedderId: string): Promise<number | undefined> {
   const t = await store.table(embedderId, 0).catch(() => null);
   if (t === null) return undefined;

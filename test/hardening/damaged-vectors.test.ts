@@ -110,3 +110,19 @@ test("an older embedder's table cut short neither stops semantic search nor rein
     f.stop();
   }
 }, 60_000);
+
+test("a table made again after its versions were lost holds fewer vectors than were made: doctor names it until reindex", async () => {
+  const home = await indexedHome();
+  rmSync(join(table(home), "_versions"), { recursive: true });
+  // The next drain makes the table again with the new message only; the 20 earlier ones stay marked as embedded.
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("k", [{ role: "user", content: "one more step" }]);
+  api.close();
+  expect((await cli(["reindex", "--pending"], { home })).code).toBe(0);
+  const check = await cli(["doctor"], { home });
+  expect(check.code).toBe(1);
+  expect(check.stdout).toContain("holds 1 message vector(s) of builtin:v1:384, but 21 recent message(s) were embedded");
+  expect(check.stdout).toContain("memvoy reindex");
+  expect((await cli(["reindex"], { home })).code).toBe(0);
+  expect(await cli(["doctor"], { home })).toMatchObject({ code: 0, stdout: expect.stringContaining("all good") });
+});
