@@ -152,6 +152,8 @@ test("doctor --repair killed before the rebuilt archive takes the broken one's p
   expect(readFileSync(db(home)).equals(before)).toBe(true);
   const again = JSON.parse((await cli(["doctor", "--json"], { home })).stdout).broken;
   expect(again.salvaged.messages).toBe(planned.salvaged.messages);
+  // A kill while the rebuilt file was being made, before it went to WAL mode, leaves its rollback journal.
+  writeFileSync(join(home, ".store", "history.db.broken-2026-01-01T000000000000000Z.rebuilding-journal"), "x");
   const fixed = await cli(["doctor", "--repair", "--yes"], { home });
   expect(fixed.code).toBe(0);
   // Every message the salvage read is in the rebuilt archive, with those only history.json files held.

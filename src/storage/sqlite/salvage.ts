@@ -221,12 +221,13 @@ export function salvageDatabase(path: string, problem: string): Salvage {
  */
 export const rebuildPath = (path: string, suffix: string) => `${path}.broken-${suffix}.rebuilding`;
 
-/** Remove what an earlier rebuild killed before its swap left (its database, -wal and -shm). */
+/** Remove what an earlier rebuild killed before its swap left (its database, -wal and -shm, or -journal). */
 export function removeStaleRebuilds(path: string): void {
   const dir = dirname(path);
   const prefix = `${basename(path)}.broken-`;
   for (const entry of readdirSync(dir))
-    if (entry.startsWith(prefix) && /\.rebuilding(-wal|-shm)?$/.test(entry)) rmSync(join(dir, entry), { force: true });
+    if (entry.startsWith(prefix) && /\.rebuilding(-wal|-shm|-journal)?$/.test(entry))
+      rmSync(join(dir, entry), { force: true });
 }
 
 /**
