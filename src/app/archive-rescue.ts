@@ -17,6 +17,6 @@ export function rescueBrokenArchive(
   problem: string,
   home?: string,
   env: Record<string, string | undefined> = process.env,
-): RescueReport {
+): RescueReport | undefined {
   return rescueArchive(homePaths(resolveHome(home, env)), problem, nowNs());
 }

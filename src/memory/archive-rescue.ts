@@ -1,12 +1,14 @@
 // Rescue of a broken history.db: say what SQLite can still read and what would be lost, then (when asked)
 // move the broken files aside and rebuild the archive from that salvage plus every session's history.json.
 import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { HomePaths } from "../config/home.ts";
 import type { MessageRecord } from "../shared/message.ts";
 import { isSessionId } from "../shared/session-id.ts";
 import { agenvoyArchiveRows } from "./agenvoy-archive.ts";
 import { listSome } from "./history-reconcile.ts";
 import { faultPoint } from "../shared/fault-point.ts";
+import { withFileLock } from "../shared/file-lock.ts";
 import { nsToRfc3339 } from "../shared/time.ts";
 import { readHistoryRepeats } from "../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../storage/history/no-symlink.ts";
@@ -15,6 +17,7 @@ import {
   buildFromSalvage,
   markArchivedSessions,
   markRecent,
+  needsRescue,
   rebuildPath,
   removeStaleRebuilds,
   salvageDatabase,
@@ -121,7 +124,20 @@ export function planRescue(paths: HomePaths, problem: string): RescuePlan {
  * Rebuild the archive from the salvage and the history.json files beside the broken database, then keep the broken
  * files aside and put the rebuilt one in their place (salvage.ts's swapInRebuilt: a kill never leaves an empty one).
  */
-export function rescueArchive(paths: HomePaths, problem: string, now: bigint): RescueReport {
+export function rescueArchive(paths: HomePaths, problem: string, now: bigint): RescueReport | undefined {
+  // Under the home's writer lock: a rebuild another rescue is making is not taken for a killed one's leftovers, and
+  // one it has put in place meanwhile is not rebuilt again (undefined: nothing left to do).
+  return withFileLock(
+    join(paths.store, "write.lock"),
+    () => (needsRescue(paths.db) ? rescueLocked(paths, problem, now) : undefined),
+    RESCUE_WAIT_MS,
+  );
+}
+
+/** How long a rescue waits for another one (or a writer) to finish: a large archive takes minutes to rebuild. */
+const RESCUE_WAIT_MS = 30 * 60_000;
+
+function rescueLocked(paths: HomePaths, problem: string, now: bigint): RescueReport {
   const salvage = salvageDatabase(paths.db, problem);
   const files = historyFiles(paths);
   const p = plan(paths, salvage, files);

@@ -16,7 +16,8 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { cli, removeTempHomes, tempHome, waitFor } from "../fixture/home.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
+import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
 
@@ -253,4 +254,57 @@ test("a rebuild keeps the form of an Agenvoy session's history.json: the file a 
   expect((await cli(["doctor", "--repair", "--yes"], { home })).code).toBe(0);
   expect((await cli(["add", "s", "--role", "user", "--content", "and the return trip?"], { home })).code).toBe(0);
   expect(readFileSync(file, "utf8")).toMatch(/"sendAt":\d{19}\}/);
+});
+
+/** A `doctor --repair --yes` run, read as it prints: `until(text)` resolves once its stdout holds `text`. */
+function repairRun(home: string) {
+  const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "doctor", "--repair", "--yes"], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  const reader = proc.stdout.getReader();
+  const done = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      out += new TextDecoder().decode(value);
+    }
+  })();
+  return {
+    until: (text: string) => waitFor(() => out.includes(text), 30_000, `doctor to print "${text}"`),
+    result: async () => {
+      const code = await proc.exited;
+      await done;
+      return { code, stdout: out, stderr: await new Response(proc.stderr).text() };
+    },
+  };
+}
+
+test("two doctor --repair at once: one rebuilds, the other waits for it and rebuilds nothing more", async () => {
+  const home = await seededHome();
+  damage(home, "garble");
+  // Another writer holds the home while both plan: each then waits for the lock before it rebuilds.
+  const release = tryLockFile(join(home, ".store", "write.lock"))!;
+  const first = repairRun(home);
+  const second = repairRun(home);
+  try {
+    await first.until("a rebuild loses");
+    await second.until("a rebuild loses");
+  } finally {
+    release();
+  }
+  const results = [await first.result(), await second.result()];
+  expect(results.map((r) => [r.code, r.stderr])).toEqual([
+    [0, ""],
+    [0, ""],
+  ]);
+  const said = results.map((r) => r.stdout).join("\n");
+  expect(said.match(/rebuilt the archive with \d+ message/g)).toHaveLength(1);
+  expect(said).toContain("another memvoy process rebuilt the archive meanwhile");
+  const store = readdirSync(join(home, ".store"));
+  expect(store.filter((n) => /^history\.db\.broken-[^.]+$/.test(n))).toHaveLength(1);
+  expect(store.filter((n) => n.includes(".rebuilding"))).toEqual([]);
+  expect((await cli(["doctor"], { home })).stdout).toContain("all good");
 });

@@ -225,6 +225,7 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     else say("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
     return 1;
   }
+  // undefined: another memvoy process rebuilt the archive while this one planned or asked.
   const report = rescueBrokenArchive(err.data.detail, home);
   // What the rebuild leaves to a first encounter (records without ids, as Agenvoy writes them, in sessions the
   // archive already holds) is adopted now, as doctor --repair adopts it in any home.
@@ -233,12 +234,17 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     printJson({
       broken: plan,
       repaired: true,
-      movedAside: report.movedAside,
-      messages: report.messages,
+      movedAside: report?.movedAside ?? [],
+      messages: report?.messages,
+      ...(report ? {} : { rebuiltElsewhere: true }),
       findings: after.findings,
     });
   else {
-    say(`moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`);
+    say(
+      report
+        ? `moved ${report.movedAside.join(", ")} aside; rebuilt the archive with ${report.messages} message(s)`
+        : "another memvoy process rebuilt the archive meanwhile: nothing more to rebuild",
+    );
     for (const f of after.findings)
       say(`${f.session ? `${f.session}: ` : ""}${f.problem}${f.repaired ? ` -> repaired: ${f.repaired}` : ""}`);
   }

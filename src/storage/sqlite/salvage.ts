@@ -216,6 +216,31 @@ export function salvageDatabase(path: string, problem: string): Salvage {
 }
 
 /**
+ * Whether the file at `path` still needs a rescue: SQLite cannot open it, finds it damaged (quick_check), or it is
+ * another program's archive. False once a rescue has put a rebuilt archive there.
+ */
+export function needsRescue(path: string): boolean {
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true });
+  } catch {
+    return true;
+  }
+  try {
+    if (isAgenvoy(db)) return true;
+    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (version === 0 && db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages'").get())
+      return true; // another program's tables (open-database.ts refuses them)
+    const check = db.query("PRAGMA quick_check").all() as { quick_check: string }[];
+    return !(check.length === 1 && check[0]!.quick_check === "ok");
+  } catch {
+    return true;
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Where a rebuild is built before it takes the broken file's place (a `broken-` name, so a deletion removes what a
  * killed rebuild left: kept-copies.ts).
  */
