@@ -92,6 +92,8 @@ async function readOne(
   let batchSession: string | undefined;
   let lines = 0;
   let good = 0;
+  /** The first session or message line refused (a file of them only is said to be an export with that fault). */
+  let firstRefused: Problem | undefined;
   // Lines skipped before the first good one are held back: a file with no good line is not an export at all, and
   // is reported as that one failure rather than as every one of its lines.
   let held: SourceReport | undefined = newReport("jsonl", [], false);
@@ -159,7 +161,9 @@ async function readOne(
     }
     if (r.type === "session") {
       if (typeof r.id !== "string" || !SESSION.test(r.id)) {
-        skip({ file, line: l.line, reason: "session line without a valid id" });
+        const problem = { file, line: l.line, reason: "session line without a valid id" };
+        firstRefused ??= problem;
+        skip(problem);
         continue;
       }
       await flush();
@@ -184,7 +188,9 @@ async function readOne(
       typeof r.content !== "string" ||
       sendAt === undefined
     ) {
-      skip({ file, line: l.line, reason: `message line: ${messageLineProblems(r, sendAt).join("; ")}` });
+      const problem = { file, line: l.line, reason: `message line: ${messageLineProblems(r, sendAt).join("; ")}` };
+      firstRefused ??= problem;
+      skip(problem);
       continue;
     }
     found();
@@ -200,7 +206,13 @@ async function readOne(
   await flush();
   await settleMeta();
   if (lines > 0 && good === 0)
-    throw new NotThisFormatError({ file, expected: "a memvoy export", because: "no session or message line" });
+    throw new NotThisFormatError({
+      file,
+      expected: "a memvoy export",
+      because: firstRefused
+        ? `no session or message line it can read; line ${firstRefused.line}: ${firstRefused.reason}`
+        : "no session or message line",
+    });
 }
 
 /** What a message line lacks or gives wrong, each field named (its content is never shown). */

@@ -237,6 +237,19 @@ describe("import jsonl", () => {
     api.close();
   });
 
+  test("a file whose every message line lacks a field fails naming the first such line and what it needs", async () => {
+    const file = join(tempHome("jsonl-"), "no-ids.jsonl");
+    const line = (content: string) =>
+      JSON.stringify({ type: "message", session: "s", role: "user", content, sendAt: "1786000000" });
+    writeFileSync(file, `${line("first")}\n${line("second")}\n`);
+    const { api } = openTemp();
+    const r = await importJsonlFiles(api, [file]);
+    expect(r.failed.map((f) => f.reason)).toEqual([
+      `${file}: not a memvoy export (no session or message line it can read; line 1: message line: no id)`,
+    ]);
+    api.close();
+  });
+
   test("stdin that is not memvoy's export is a failure naming (stdin), with exit 1", async () => {
     const { api } = openTemp();
     const stream = new Blob(['{"a":1}\nnot json\n']).stream();
