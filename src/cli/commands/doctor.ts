@@ -4,6 +4,7 @@ import {
   BrokenDatabaseError,
   planArchiveRescue,
   rescueBrokenArchive,
+  rescueWouldWait,
   type RescuePlan,
 } from "../../app/archive-rescue.ts";
 import { existsSync } from "node:fs";
@@ -225,6 +226,8 @@ async function rescue(p: Parsed, err: BrokenDatabaseError): Promise<number> {
     else say("nothing was changed; to rebuild without the question: memvoy doctor --repair --yes");
     return 1;
   }
+  if (rescueWouldWait(home))
+    process.stderr.write("memvoy: waiting for another memvoy process using this home (.store/write.lock)…\n");
   // undefined: another memvoy process rebuilt the archive while this one planned or asked.
   const report = rescueBrokenArchive(err.data.detail, home);
   // What the rebuild leaves to a first encounter (records without ids, as Agenvoy writes them, in sessions the
