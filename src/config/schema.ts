@@ -8,6 +8,9 @@ import { VectorsSchema } from "./vectors-schema.ts";
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const ms = (min: number) => int(min, MAX_TIMER_MS);
+/** A name (a model id, a language tag): spaces around it (an env file, a copy from a web page) are no part of it. */
+const name = () => v.pipe(v.string(), v.trim());
+const someName = () => v.pipe(v.string(), v.trim(), v.minLength(1));
 // Shape only (5 or 6 fields, or a nickname as crontab has them); the daemon checks the full grammar with croner.
 const cronPattern = v.pipe(
   v.string(),
@@ -24,13 +27,13 @@ export const LimitsSchema = v.strictObject({
 });
 
 export const SummarySchema = v.strictObject({
-  model: v.optional(v.pipe(v.string(), v.minLength(1)), "claude-sonnet-5-5"),
+  model: v.optional(someName(), "claude-sonnet-5-5"),
   cron: v.optional(cronPattern, "*/15 * * * *"),
   chunk_chars: v.optional(int(1000), 32_000),
   timeout_ms: v.optional(ms(100), 120_000),
   max_retries: v.optional(int(0, 10), 3),
   /** The model for noise pruning and the relevance filter; the top-level `decision_model` is an alias. */
-  decision_model: v.optional(v.string(), ""),
+  decision_model: v.optional(name(), ""),
   /** Input plus output tokens per UTC day over every LLM call memvoy makes; 0 = no limit. */
   daily_token_budget: v.optional(int(0), 0),
 });
@@ -74,7 +77,7 @@ const baseUrl = v.pipe(
 
 export const EmbedderSchema = v.strictObject({
   provider: v.optional(v.picklist(["builtin", "openai", "ollama", "voyage"]), "builtin"),
-  model: v.optional(v.string(), ""),
+  model: v.optional(name(), ""),
   base_url: v.optional(baseUrl, ""),
   dimensions: v.optional(int(0, 8192), 0),
   batch_size: v.optional(int(1, 2048), 64),
@@ -158,9 +161,9 @@ export const ArchiveSchema = v.strictObject({
 });
 
 export const ConfigSchema = v.strictObject({
-  reply_lang: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
+  reply_lang: v.optional(someName(), "auto"),
   /** Alias of summary.decision_model (after loading, both hold the effective value). */
-  decision_model: v.optional(v.string(), ""),
+  decision_model: v.optional(name(), ""),
   limits: v.optional(LimitsSchema, {}),
   summary: v.optional(SummarySchema, {}),
   context: v.optional(ContextSchema, {}),

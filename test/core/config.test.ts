@@ -366,3 +366,21 @@ test("a ~ the shell did not expand (--home=~/x, MEMVOY_HOME=~/x) is the user's h
   const r = await cli(["--home", "~", "config", "path"], { env: { HOME: user } });
   expect(r.stdout).toBe(`${join(user, "config.toml")}\n`);
 });
+
+test("spaces around a model id or a language tag are no part of it; one that is only spaces is refused", () => {
+  const c = loadConfig(
+    configFile(
+      'reply_lang = " zh-TW "\n[summary]\nmodel = "claude-sonnet-5-5 "\ndecision_model = " claude-haiku-5-5"\n[embedder]\nprovider = "ollama"\nmodel = "nomic-embed-text\\n"\n',
+    ),
+    {},
+  );
+  expect([c.reply_lang, c.summary.model, c.decision_model, c.summary.decision_model, c.embedder.model]).toEqual([
+    "zh-TW",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+    "claude-haiku-5-5",
+    "nomic-embed-text",
+  ]);
+  expect(loadConfig(configFile(""), { MEMVOY_SUMMARY_MODEL: "claude-opus-5 " }).summary.model).toBe("claude-opus-5");
+  expect(() => loadConfig(configFile('[summary]\nmodel = "  "\n'), {})).toThrow(/summary\.model/);
+});
