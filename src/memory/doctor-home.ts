@@ -112,7 +112,17 @@ function linkedFiles(ctx: HomeCheckContext, repair: boolean): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   for (const name of RECREATED) {
     const path = join(ctx.paths.home, name);
-    if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    const folder = name === ".store/relevance";
+    // The kind memvoy keeps there: a folder in the way of a lock file fails every write (and the other way round).
+    if (st && !st.isSymbolicLink() && st.isDirectory() !== folder) {
+      out.push({
+        problem: `${path} is a ${folder ? "file where memvoy keeps a folder" : "folder where memvoy keeps a file"}: move it aside`,
+        manual: true,
+      });
+      continue;
+    }
+    if (!st?.isSymbolicLink()) continue;
     const f: DoctorFinding = { problem: `${path} is a symbolic link: memvoy does not follow it` };
     if (repair) {
       rmSync(path); // the link itself; what it points to is left alone
@@ -138,6 +148,9 @@ function vectorFindings(ctx: HomeCheckContext): DoctorFinding[] {
       },
     ];
   }
+  const lance = lstatSync(ctx.paths.lance, { throwIfNoEntry: false });
+  if (lance && !lance.isDirectory())
+    return [{ problem: `${ctx.paths.lance} is a file where memvoy keeps a folder: move it aside`, manual: true }];
   // Cheap, without LanceDB: no table folder at all (the store deleted, or left out of a backup), or none of the
   // configured embedder (its config changed since the vectors were made).
   const out = errorVectorFindings(ctx, db);

@@ -2,6 +2,7 @@
 // read through once, so that a data file or manifest gone or damaged (which searches and the drain fail on) is
 // named with the way out. Vectors in an object store are not read through (that would fetch every object), but
 // a store that lost its vectors and an earlier memvoy's table there are named as in the home's folder.
+import { lstatSync } from "node:fs";
 import { describeError } from "../shared/describe-error.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
 import { openErrorVectors, type EmbedderTables, type MessageVectors } from "../storage/ports/vector-port.ts";
@@ -16,6 +17,8 @@ import { configuredEmbedderId } from "../embed/create-embedder.ts";
 export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorFinding[]> {
   if (!mayHoldVectors(index.ctx)) return [];
   if (index.ctx.config.vectors.uri) return objectStoreFindings(index);
+  // A file where the store's folder belongs is named by doctor-home.ts, with the way out.
+  if (lstatSync(index.ctx.paths.lance, { throwIfNoEntry: false })?.isFile()) return [];
   const messages = [
     ...(await storeFindings(() => index.store())),
     ...(await index.store().then(

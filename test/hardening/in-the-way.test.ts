@@ -4,6 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { cli, removeTempHomes, tempHome } from "../fixture/home.ts";
 
 afterAll(removeTempHomes);
@@ -193,4 +194,31 @@ test("a folder in place of .store/history.db or its -wal file is named, not 'una
       });
     }
   }
+});
+
+test("doctor names a folder in place of the writer lock and a file in place of the vector store: never 'all good'", async () => {
+  const home = tempHome();
+  // Written with no background drain, which could still be making .store/lance when the test replaces it.
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add("s1", [{ role: "user", content: "hello" }]);
+  api.close();
+  const lock = join(home, ".store", "write.lock");
+  rmSync(lock);
+  mkdirSync(lock, { mode: 0o700 });
+  const writes = await cli(add("s1", "again"), { home });
+  expect([writes.code, writes.stderr.trim()]).toEqual([
+    1,
+    `memvoy: ${lock} is a folder where memvoy keeps a file: move it aside`,
+  ]);
+  const repair = await cli(["doctor", "--repair", "--yes"], { home });
+  expect(repair.code).toBe(1);
+  expect(repair.stdout).toContain(`${lock} is a folder where memvoy keeps a file: move it aside`);
+  rmSync(lock, { recursive: true });
+  const lance = join(home, ".store", "lance");
+  rmSync(lance, { recursive: true, force: true });
+  writeFileSync(lance, "not a folder", { mode: 0o600 });
+  const check = await cli(["doctor"], { home });
+  expect(check.code).toBe(1);
+  expect(check.stdout).toContain(`${lance} is a file where memvoy keeps a folder: move it aside`);
+  expect(check.stdout).not.toContain("os error");
 });
