@@ -117,10 +117,12 @@ function overrideBothAliases(over: Table, origins: Map<string, string>): Table {
 }
 
 function coerce(raw: string): unknown {
-  if (/^-?\d+$/.test(raw)) return Number(raw);
-  if (raw === "true" || raw === "false") return raw === "true";
+  // Spaces or a line end around a number or a boolean (an env file written on Windows: "16\r") are no part of it.
+  const t = raw.trim();
+  if (/^-?\d+$/.test(t)) return Number(t);
+  if (t === "true" || t === "false") return t === "true";
   // A float (search.min_score) or a TOML array (import.sources); anything else stays text.
-  if (/^[+-]?(?:\d+\.\d+|\d+(?:\.\d+)?[eE][+-]?\d+)$/.test(raw)) return Number(raw);
+  if (/^[+-]?(?:\d+\.\d+|\d+(?:\.\d+)?[eE][+-]?\d+)$/.test(t)) return Number(t);
   if (raw.trimStart().startsWith("[")) {
     try {
       return (parseToml(`value = ${raw}`) as { value: unknown }).value;

@@ -384,3 +384,15 @@ test("spaces around a model id or a language tag are no part of it; one that is 
   expect(loadConfig(configFile(""), { MEMVOY_SUMMARY_MODEL: "claude-opus-5 " }).summary.model).toBe("claude-opus-5");
   expect(() => loadConfig(configFile('[summary]\nmodel = "  "\n'), {})).toThrow(/summary\.model/);
 });
+
+test("an environment override's number or boolean with spaces or a line end around it (an env file from Windows) is read", () => {
+  const c = loadConfig(configFile(""), {
+    MEMVOY_LIMITS_MAX_HISTORY_MESSAGES: "24\r",
+    MEMVOY_IMPORT_SUMMARIZE: " true ",
+    MEMVOY_SEARCH_MIN_SCORE: "0.25\n",
+  });
+  expect([c.limits.max_history_messages, c.import.summarize, c.search.min_score]).toEqual([24, true, 0.25]);
+  expect(() => loadConfig(configFile(""), { MEMVOY_LIMITS_MAX_HISTORY_MESSAGES: "2 4" })).toThrow(
+    /limits\.max_history_messages/,
+  );
+});
