@@ -247,9 +247,10 @@ function rebuild(ctx: MemoryContext, session: string, corrupt: string): string {
       }
       const recent = withWriteLock(ctx.db, () => {
         const rows = listSessionMessages(ctx.db, session, { recentOnly: true });
-        // Written in the bad file's style (or, with no file, the session's last one): Agenvoy's reader takes only
-        // integer sendAt.
-        const style = aside ? historyStyleOfText(aside) : historyStyleOf(ctx.db, session) === "ns" ? "ns" : undefined;
+        // Written in the bad file's style (or, with no file or none its text tells, the session's last one):
+        // Agenvoy's reader takes only integer sendAt.
+        const told = aside ? historyStyleOfText(aside) : undefined;
+        const style = (told ?? historyStyleOf(ctx.db, session)) === "ns" ? "ns" : undefined;
         const staged = stageHistory(ctx.paths.history(session), rows.map(toRecord), style);
         saveHistoryStamp(ctx.db, session, staged.stamp());
         saveHistoryStyle(ctx.db, session, style ?? "rfc3339");

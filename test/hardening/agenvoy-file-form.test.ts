@@ -134,6 +134,14 @@ test("doctor --repair rebuilds a corrupt Agenvoy file in Agenvoy's form", async 
   expect(int64Times(home)).toHaveLength(3);
   agenvoy(home, "turn", "after the repair");
   expect(records(home)).toHaveLength(4);
+  // A file whose text tells no form (garbage, cut before its first record, zeros from a crash) takes the form
+  // the session remembers.
+  await run(home, "history", "s");
+  for (const bad of ["garbage", "[", "\0".repeat(64)]) {
+    writeFileSync(fileOf(home), bad);
+    expect((await cli(["doctor", "--repair"], { home })).code).toBe(0);
+    expect(int64Times(home)).toHaveLength(4);
+  }
 });
 
 test("a file from Agenvoy before sendAt (times in a header, no ids) is written with integer sendAt", async () => {

@@ -198,7 +198,7 @@ function styleOf(items: unknown[]): TimeStyle | undefined {
 
 /**
  * The style of a file memvoy cannot parse (doctor moves a corrupt one aside): its last sendAt, from the text.
- * undefined (RFC 3339) when there is none or the file cannot be read.
+ * undefined when it holds none (garbage, cut before its first record) or cannot be read: the text does not tell.
  */
 export function historyStyleOfText(file: string): TimeStyle | undefined {
   let text: string;
@@ -209,7 +209,7 @@ export function historyStyleOfText(file: string): TimeStyle | undefined {
   }
   const all = [...text.matchAll(/"sendAt"\s*:\s*(-?\d|")/g)];
   const last = all[all.length - 1];
-  return last && last[1] !== '"' ? "ns" : undefined;
+  return last === undefined ? undefined : last[1] !== '"' ? "ns" : "rfc3339";
 }
 
 function parseSendAt(raw: unknown): bigint | undefined {
