@@ -2,10 +2,17 @@
 // read through once, so that a data file or manifest gone or damaged (which searches and the drain fail on) is
 // named with the way out. Vectors in an object store are not read through (that would fetch every object), but
 // a store that lost its vectors and an earlier memvoy's table there are named as in the home's folder.
-import { lstatSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
+import { join } from "node:path";
 import { describeError } from "../shared/describe-error.ts";
 import { HomeLinkRefusedError } from "../shared/no-follow.ts";
-import { openErrorVectors, type EmbedderTables, type MessageVectors } from "../storage/ports/vector-port.ts";
+import {
+  openErrorVectors,
+  type EmbedderTables,
+  type ErrorVectors,
+  type MessageVectors,
+} from "../storage/ports/vector-port.ts";
+import { embedderTableName, ERROR_TABLES } from "../storage/lance/embedder-tables.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import type { SemanticIndex } from "./embedding/semantic-index.ts";
 import { queuedCount, recentCount } from "../storage/sqlite/embed-queue-repo.ts";
@@ -29,7 +36,8 @@ export async function vectorTableFindings(index: SemanticIndex): Promise<DoctorF
   const errors = await openErrorVectors(vectorStoreLocation(index.ctx)).then(
     async (store) => {
       try {
-        return await storeFindings(async () => store);
+        const found = await storeFindings(async () => store);
+        return found.length > 0 ? found : lostErrorVectors(index, store);
       } finally {
         store.close();
       }
@@ -82,6 +90,30 @@ async function lostMessageVectors(index: SemanticIndex, store: MessageVectors): 
   return [
     {
       problem: `${ctx.paths.lance} holds ${rows} message vector(s) of ${id}, but ${embedded} recent message(s) were embedded: semantic search misses ${embedded - rows} of them until memvoy reindex runs`,
+      manual: true,
+    },
+  ];
+}
+
+/**
+ * The configured embedder's error-memory table in the home holding fewer vectors than the archive says were made:
+ * those records are found by their words only, and a lookup does not embed them again. No folder at all is
+ * doctor-home's finding.
+ */
+async function lostErrorVectors(index: SemanticIndex, store: ErrorVectors): Promise<DoctorFinding[]> {
+  const { ctx } = index;
+  const id = configuredEmbedderId(ctx.config.embedder);
+  if (id === undefined || !existsSync(join(ctx.paths.lance, `${embedderTableName(ERROR_TABLES, id)}.lance`))) return [];
+  const embedded = countEmbeddedBy(ctx.db, id, ctx.now());
+  if (embedded === 0) return [];
+  const rows = await store.ids(id).then(
+    (ids) => ids.length,
+    () => undefined,
+  );
+  if (rows === undefined || rows >= embedded) return [];
+  return [
+    {
+      problem: `${ctx.paths.lance} holds ${rows} error-memory vector(s) of ${id}, but ${embedded} error record(s) were embedded: errors search matches ${embedded - rows} of them by their words only until memvoy reindex runs`,
       manual: true,
     },
   ];

@@ -147,3 +147,19 @@ test("the error vectors' table gone: the daemon's catch-up (embedPendingErrors) 
     api.close();
   }
 }, 60_000);
+
+test("the error vectors' table made again after its versions were lost holds fewer vectors than were made: doctor names it", async () => {
+  const home = await errorHome();
+  rmSync(join(errorTable(home), "_versions"), { recursive: true });
+  // The next record makes the table again with its own vector only; the 3 earlier ones stay marked as embedded.
+  const more = ["--tool", "make", "--error", "Makefile:3: *** missing separator. Stop.", "--fix", "indent with a tab"];
+  expect((await cli(["errors", "record", ...more], { home })).code).toBe(0);
+  const doctor = await cli(["doctor"], { home });
+  expect(doctor.code).toBe(1);
+  expect(doctor.stdout).toContain(
+    "holds 1 error-memory vector(s) of builtin:v1:384, but 4 error record(s) were embedded: errors search matches 3 of them by their words only until memvoy reindex runs",
+  );
+  const rebuilt = await cli(["reindex"], { home });
+  expect([rebuilt.code, rebuilt.stdout]).toEqual([0, expect.stringContaining("and 4 error record(s)")]);
+  expect(await cli(["doctor"], { home })).toMatchObject({ code: 0, stdout: expect.stringContaining("all good") });
+}, 60_000);
