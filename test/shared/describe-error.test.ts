@@ -860,6 +860,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [
+    new RemoteError({ problem: "cut-off", base: "http://127.0.0.1:1", reason: "ECONNRESET: closed" }),
+    "memvoy at http://127.0.0.1:1 closed the connection before its answer was complete (ECONNRESET: closed): the request may still have been carried out (retry an add with the same idempotencyKey)",
+    1,
+  ],
+  [
     new RemoteError({ problem: "failed", base: "http://127.0.0.1:1", status: 500, message: "boom" }),
     "memvoy at http://127.0.0.1:1: boom (HTTP 500)",
     1,

@@ -35,7 +35,7 @@ export const RemoteError = namedError<RemoteFailure>("RemoteError", "runtime", (
     case "timeout":
       return `memvoy at ${d.base} did not answer within ${d.timeoutMs} ms (timeoutMs): the request may still be carried out (retry an add with the same idempotencyKey)`;
     case "cut-off":
-      return `memvoy at ${d.base} closed the connection mid-answer (${d.reason})`;
+      return `memvoy at ${d.base} closed the connection before its answer was complete (${d.reason}): the request may still have been carried out (retry an add with the same idempotencyKey)`;
     case "not-json":
       return `memvoy at ${d.base} answered ${d.status} with a body that is not JSON`;
     case "failed":
@@ -128,10 +128,7 @@ export class HttpMemoryApi implements MemoryApi {
     try {
       res = await fetch(url, init);
     } catch (err) {
-      throw (
-        this.#timedOut(err) ??
-        new RemoteError({ problem: "unreachable", base: this.#base, reason: errorMessage(err) }, { cause: err })
-      );
+      throw this.#timedOut(err) ?? this.#lost(err);
     }
     const base = this.#base;
     const text = await res.text().catch((err) => {
@@ -151,6 +148,16 @@ export class HttpMemoryApi implements MemoryApi {
     if (status === 400 || status === 404 || status === 413)
       throw new RemoteInputError({ base, status, code: e.code, message: e.message });
     throw new RemoteError({ problem: "failed", base, status, message: e.message });
+  }
+
+  /**
+   * A fetch that failed without an answer: refused or not found, the request never reached a daemon; a connection
+   * reset (the daemon killed or restarted mid-request) came after it was sent, so it may have been carried out.
+   */
+  #lost(err: unknown): RemoteError {
+    const code = (err as { code?: unknown } | null)?.code;
+    const problem = code === "ECONNRESET" || code === "EPIPE" ? "cut-off" : "unreachable";
+    return new RemoteError({ problem, base: this.#base, reason: errorMessage(err) }, { cause: err });
   }
 
   /** The request's own timeout, as a RemoteError saying so: the daemon was reached ("cannot reach" would say it was not). */
