@@ -58,3 +58,27 @@ test("nothing listening: unreachable, the request never sent", async () => {
   expect((err as RemoteError).data).toMatchObject({ problem: "unreachable", base });
   expect(describeError(err)).toStartWith(`cannot reach memvoy at ${base}: `);
 });
+
+test("another program on the port (a JSON 404 of its own): a RemoteError asking if the URL is memvoy's, no input error", async () => {
+  for (const [status, body] of [
+    [404, { error: "not found" }],
+    [500, { error: "internal" }],
+    [404, null],
+    [400, { message: "bad request" }],
+  ] as const) {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json(body, { status }) });
+    servers.push(server);
+    const base = `http://127.0.0.1:${server.port}`;
+    const err = await rejection(connectMemory({ url: base, token: "t" }).history("s"));
+    expect(err).toBeInstanceOf(RemoteError);
+    expect((err as RemoteError).data).toEqual({
+      problem: "failed",
+      base,
+      status,
+      message: "the answer holds no memvoy error (is this the URL of memvoy's HTTP API? see <home>/http.json)",
+    });
+    expect(describeError(err)).toBe(
+      `memvoy at ${base}: the answer holds no memvoy error (is this the URL of memvoy's HTTP API? see <home>/http.json) (HTTP ${status})`,
+    );
+  }
+});

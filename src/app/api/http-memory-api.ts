@@ -44,6 +44,8 @@ export const RemoteError = namedError<RemoteFailure>("RemoteError", "runtime", (
 });
 export type RemoteError = InstanceType<typeof RemoteError>;
 
+const NOT_MEMVOY = "the answer holds no memvoy error (is this the URL of memvoy's HTTP API? see <home>/http.json)";
+
 /** The daemon refused the input (HTTP 400, 404 or 413): its own line, an input error as the local API's would be. */
 export const RemoteInputError = namedError<{ base: string; status: number; code: string; message: string }>(
   "RemoteInputError",
@@ -143,8 +145,11 @@ export class HttpMemoryApi implements MemoryApi {
       throw new RemoteError({ problem: "not-json", base, status: res.status });
     }
     if (res.ok) return body as T;
-    const e = (body as ErrorBody).error ?? { message: `HTTP ${res.status}`, code: "Error" };
     const status = res.status;
+    const e = (body as Partial<ErrorBody> | null)?.error;
+    // Another program on that port (its own {"error": "not found"}): neither an input error nor a line to show.
+    if (typeof e?.message !== "string" || typeof e.code !== "string")
+      throw new RemoteError({ problem: "failed", base, status, message: NOT_MEMVOY });
     if (status === 400 || status === 404 || status === 413)
       throw new RemoteInputError({ base, status, code: e.code, message: e.message });
     throw new RemoteError({ problem: "failed", base, status, message: e.message });
