@@ -312,6 +312,18 @@ export function contractCases(name: string, open: () => Promise<Implementation>)
       );
     });
 
+    test("search: since and until given the wrong way round are refused, naming them as given", async () => {
+      for (const [since, until] of [
+        ["2026-04-01", "2026-03-01"],
+        ["today", "3d"],
+        ["2026-03-01T10:10:00Z", "2026-03-01T10:00:00Z"],
+      ] as const) {
+        expect(await refused(api.search({ query: "deploy", since, until }))).toBe(
+          `--since ${JSON.stringify(since)} is not before --until ${JSON.stringify(until)}: no message can fall between them (are the two swapped?)`,
+        );
+      }
+    });
+
     test("search: when messages hold the terms (or are close to the query) but the time range leaves them all out, emptyReason says so", async () => {
       await api.add("timely-2", { role: "user", content: "the osprey landing checklist" });
       const out = await api.search({ query: "osprey", match: "keyword", until: "2000-01-01" });

@@ -16,6 +16,7 @@ import { parseInput } from "./schemas.ts";
 import type { ErrorBody } from "./error-body.ts";
 import { boundInstant } from "./time-instant.ts";
 import { nowNs, nsToRfc3339, parseTime } from "../../shared/time.ts";
+import { EmptyTimeWindowError, resolveFilter } from "../../shared/time-filter.ts";
 import type * as J from "./json-types.ts";
 
 export interface ConnectOptions {
@@ -68,6 +69,16 @@ export const ConnectOptionsError = namedError<
   }
 });
 export type ConnectOptionsError = InstanceType<typeof ConnectOptionsError>;
+
+/** Throws EmptyTimeWindowError as openMemory's search does; bounds that are no time are left to the daemon. */
+function refuseEmptyWindow(o: SearchInput, now: bigint): void {
+  if (o.since === undefined || o.until === undefined) return;
+  try {
+    resolveFilter({ since: o.since, until: o.until }, now);
+  } catch (err) {
+    if (err instanceof EmptyTimeWindowError) throw err;
+  }
+}
 
 /** The message with a sendAt string as the RFC 3339 instant it stands for in this process's zone. */
 function sentAtInstant(m: MessageInput): MessageInput {
@@ -183,11 +194,13 @@ export class HttpMemoryApi implements MemoryApi {
   history(session: string, options: { all?: boolean; last?: number } = {}): Promise<J.HistoryJson> {
     return this.#call("history", { session, ...options });
   }
-  search(options: SearchInput): Promise<J.SearchResultJson> {
+  async search(options: SearchInput): Promise<J.SearchResultJson> {
     // A date, a local time or a relative form is read here, as openMemory would read it, and sent as the instant
     // it stands for: the daemon may run in another zone. A value that is no time goes as given (refused there).
     if (typeof options !== "object" || options === null) return this.#call("search", options as never);
     const now = nowNs();
+    // Bounds that leave no time between them are refused here, naming them as given (the daemon would see instants).
+    refuseEmptyWindow(options, now);
     const since = boundInstant(options.since, "since", now) ?? options.since;
     const until = boundInstant(options.until, "until", now) ?? options.until;
     return this.#call("search", { ...options, since, until });
