@@ -25,7 +25,7 @@ export function describeError(err: unknown): string {
 }
 
 function describe(err: unknown): string {
-  const text = formatNamedError(err) ?? (err instanceof Error ? err.message : String(err));
+  const text = formatNamedError(err) ?? thrownText(err);
   const line = lanceLine(firstLine(text)) || (err instanceof Error ? err.name : "unknown error");
   // SQLite found damage in the middle of a query (the file opened fine): name the file and the way out.
   const code = String((err as { code?: unknown })?.code ?? "");
@@ -52,6 +52,25 @@ function describe(err: unknown): string {
       return `no space left on the device, or the disk failed a write; nothing was changed (${line})`;
     default:
       return line;
+  }
+}
+
+/**
+ * The message of a thrown value: an Error's, or that of an object carrying one (what some libraries throw), else the
+ * value as text. Never throws itself (an object without a prototype has no toString).
+ */
+function thrownText(err: unknown): string {
+  if (err instanceof Error) return String(err.message);
+  try {
+    const message = (err as { message?: unknown } | null | undefined)?.message;
+    if (typeof message === "string") return message;
+    if (typeof err === "object" && err !== null && !Array.isArray(err)) {
+      const text = Object.getPrototypeOf(err) === Object.prototype || Object.getPrototypeOf(err) === null;
+      if (text) return JSON.stringify(err) ?? "";
+    }
+    return String(err);
+  } catch {
+    return "";
   }
 }
 

@@ -1236,6 +1236,17 @@ test("only the first line of a message is shown; anything thrown becomes text", 
   expect(describeError("a string")).toBe("a string");
   expect(describeError(42)).toBe("42");
   expect(describeError(new TypeError(""))).toBe("TypeError");
+  // An object thrown by another library: its message, else its fields; never "[object Object]", never a throw.
+  expect(describeError({ code: -32000, message: "server busy" })).toBe("server busy");
+  expect(describeError({ status: 503 })).toBe('{"status":503}');
+  expect(describeError(Object.create(null))).toBe("{}");
+  expect(describeError(Object.assign(Object.create(null), { message: "no prototype" }))).toBe("no prototype");
+  const unprintable = {
+    toString() {
+      throw new Error("no");
+    },
+  };
+  expect(describeError(Object.setPrototypeOf(unprintable, {}))).toBe("unknown error");
   expect(exitCodeOf(new Error("x"))).toBe(1);
   expect(errorCode(new Error("x"))).toBe("Error");
 });
