@@ -7,7 +7,7 @@ import { recordTime } from "./record-time.ts";
 import { TIME_RANGE_TEXT } from "../shared/time.ts";
 import { sendAtAsWritten } from "../shared/send-at-text.ts";
 import type { MetaUpdate } from "../app/import-api.ts";
-import { JSONL_SOURCE } from "../memory/imports/export-lines.ts";
+import { JSONL_SOURCE } from "../shared/jsonl-source.ts";
 import { NotThisFormatError, type Problem } from "./import-types.ts";
 import { isObject, streamLines, tryJson, wholeLines, type Line } from "./read-lines.ts";
 import { addSkipped, eachFile, newReport, type ImportOptions, type SourceReport } from "./import-report.ts";

@@ -8,6 +8,7 @@ import { listSessionMeta, type SessionMeta } from "../../storage/sqlite/session-
 import type { MemoryContext } from "../memory-context.ts";
 import { sessionExists, UnknownSessionError } from "../session-admin.ts";
 import { discoverSessions, ensureBackfilled, listSessions } from "../sessions-list.ts";
+import { JSONL_SOURCE } from "../../shared/jsonl-source.ts";
 
 export interface ExportOptions {
   /** These sessions; every session when absent. */
@@ -30,13 +31,6 @@ export interface ExportSession {
 
 /** Messages read at a time for the export: a session of a million messages is never held whole. */
 export const EXPORT_PAGE = 10_000;
-
-/**
- * The source `import jsonl` gives a session it creates whose line names none (a session made by `add`, exported):
- * an imported session waits for [import] summarize = true, as every importer's does. Export leaves it out, so that
- * export, import into an empty home, export gives the same bytes.
- */
-export const JSONL_SOURCE = "jsonl";
 
 export function sessionLine(id: string, meta: SessionMeta): string {
   const o: Record<string, string> = { type: "session", id };
