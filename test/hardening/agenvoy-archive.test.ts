@@ -106,3 +106,49 @@ test("an Agenvoy archive is refused by name and left as it is; doctor --repair a
   expect(summary.stdout).toContain("2026-01-01 00:00:00");
   expect((await cli(["doctor"], { home })).stdout).toContain("all good");
 });
+
+/** Agenvoy's schema statements at its start (CREATE … IF NOT EXISTS), as it runs them on whatever history.db is there. */
+const AGENVOY_START = `
+CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+  send_at INTEGER NOT NULL DEFAULT 0, role TEXT NOT NULL, content TEXT NOT NULL, sender TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS idx_messages_session_send_at ON messages(session_id, send_at);
+CREATE TABLE IF NOT EXISTS session_meta (session_id TEXT PRIMARY KEY, start_at INTEGER NOT NULL DEFAULT 0);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts5 USING fts5(role, content, content=messages, content_rowid=id);
+CREATE TRIGGER IF NOT EXISTS trigger_messages_after_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts5(rowid, role, content) VALUES (new.id, new.role, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS trigger_messages_after_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts5(messages_fts5, rowid, role, content) VALUES ('delete', old.id, old.role, old.content);
+END;`;
+
+test("Agenvoy started again on the home after the adoption: memvoy still writes and removes, Agenvoy's reset removes nothing", async () => {
+  const home = agenvoyHome();
+  expect((await cli(["doctor", "--repair", "--yes"], { home })).code).toBe(0);
+  const agenvoyStarts = () => {
+    const db = new Database(join(home, ".store", "history.db"));
+    db.exec(AGENVOY_START);
+    db.close();
+  };
+  agenvoyStarts();
+  const added = await cli(["add", "s2", "--role", "assistant", "--content", "a reply after Agenvoy started"], { home });
+  expect(added.code, added.stderr).toBe(0);
+  agenvoyStarts(); // its next start changes nothing more
+  const db = new Database(join(home, ".store", "history.db"));
+  // Agenvoy's reset of a session (its archive rows by session_id) is refused; its own inserts fail on memvoy's ids.
+  expect(() => db.run("DELETE FROM messages WHERE session_id = 's1'")).toThrow(/memvoy reset, rm or rm-message/);
+  expect(() =>
+    db.run("INSERT INTO messages (session_id, send_at, role, content, sender) VALUES ('s1', 1, 'user', 'x', '')"),
+  ).toThrow();
+  db.close();
+  const count = async (s: string) =>
+    JSON.parse((await cli(["history", s, "--all", "--json"], { home })).stdout).messages.length as number;
+  expect(await count("s1")).toBe(6);
+  expect(await count("s2")).toBe(2);
+  const id = JSON.parse((await cli(["history", "s1", "--json"], { home })).stdout).messages[0].id as string;
+  const removed = await cli(["rm-message", id], { home });
+  expect(removed.code, removed.stderr).toBe(0);
+  expect(await count("s1")).toBe(5);
+  const reset = await cli(["reset", "s2"], { home });
+  expect(reset.code, reset.stderr).toBe(0);
+  expect(await count("s2")).toBe(0);
+});

@@ -8,6 +8,7 @@ import { andFilter } from "./message-filter-sql.ts";
 import type { MessageRange, MessageRow } from "../ports/message-rows.ts";
 import { addTombstones, contentTombstone, idTombstone, keyTombstone } from "./tombstones-repo.ts";
 import { forgetTitleOfRemoved } from "./session-meta-repo.ts";
+import { deletingMessages } from "./agenvoy-triggers.ts";
 
 type Row = MessageRow<bigint>;
 
@@ -309,7 +310,7 @@ export function deleteSessionMessages(db: Database, session: string, now: bigint
   for (const r of rows as Iterable<RemovedRow>) addTombstones(db, tombstonesOf(session, r), now);
   deleteFtsRows(db, "SELECT seq FROM messages WHERE session_id = ?", session);
   forgetTitleOfRemoved(db, session);
-  const n = db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes;
+  const n = deletingMessages(db, () => db.prepare("DELETE FROM messages WHERE session_id = ?").run(session).changes);
   db.prepare("DELETE FROM untimed_messages WHERE session_id = ?").run(session);
   db.prepare("DELETE FROM message_meta WHERE session_id = ?").run(session);
   // Its last activity is the reset (a removed message's time is shown no more).
@@ -337,7 +338,10 @@ export function deleteOneMessage(db: Database, m: { seq: bigint; id: string; ses
   const sent = db.query("SELECT send_at AS t FROM messages WHERE seq = ? AND id = ?").get(m.seq, m.id) as {
     t: bigint;
   } | null;
-  const n = db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes;
+  const n = deletingMessages(
+    db,
+    () => db.prepare("DELETE FROM messages WHERE seq = ? AND id = ?").run(m.seq, m.id).changes,
+  );
   db.prepare("DELETE FROM untimed_messages WHERE seq = ?").run(m.seq);
   db.prepare("INSERT OR IGNORE INTO vector_id_deletes (id, created_at) VALUES (?, ?)").run(m.id, now);
   if (n > 0) {

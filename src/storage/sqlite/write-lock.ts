@@ -4,11 +4,17 @@ import { basename } from "node:path";
 import type { Db } from "./db.ts";
 import { asNoSpace } from "./no-space.ts";
 import { checkDbInPlace } from "./db-in-place.ts";
+import { replaceAgenvoyTriggers } from "./agenvoy-triggers.ts";
 
 export function withWriteLock<T>(db: Db, fn: () => T): T {
   checkDbInPlace(db);
   try {
-    return db.transaction(fn).immediate();
+    return db
+      .transaction(() => {
+        replaceAgenvoyTriggers(db);
+        return fn();
+      })
+      .immediate();
   } catch (err) {
     throw asNoSpace(err, db.filename, `writing to ${basename(db.filename)}`);
   }
