@@ -264,6 +264,25 @@ test("an empty summary with no cursor (Agenvoy's first-run `{}`) is not bootstra
   expect(transcriptEntries(transcriptOf(s.fake.requests[0]!.messages[0]!.content))).toHaveLength(4);
 });
 
+test("an Agenvoy summary holding null for a list is read, not moved aside: the bootstrap keeps it, and the next run merges into it", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 2);
+  // Agenvoy keeps whatever its model answered with two of the three keys; a list it gave no entry may be null.
+  const agenvoy = JSON.stringify({ key_decisions: null, past_discussions: null, current_discussion: current("部署") });
+  writeFileSync(s.home + "/sessions/s1/summary.json", agenvoy);
+  historyWrittenEarlier(s.home, "s1");
+  const view = s.api.summary("s1");
+  expect(view.summary?.current_discussion.topic).toBe("部署");
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect([r.outcome, r.notes]).toEqual(["bootstrap", []]);
+  expect(readText(s.home + "/sessions/s1/summary.json")).toBe(agenvoy);
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "new" });
+  s.fake.respond(() => summaryStep({ key_decisions: ["Do: deploy with helm"] }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  expect(s.fake.requests[0]!.system).toContain("部署");
+  expect(readJson(s.home + "/sessions/s1/summary.json")).toMatchObject({ key_decisions: ["Do: deploy with helm"] });
+});
+
 test("messages sharing the cursor's second are never summarized twice or skipped", async () => {
   s = await setup({ MEMVOY_SUMMARY_CHUNK_CHARS: "1000", MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 4, { stepMs: 1 }); // 8 messages within one second

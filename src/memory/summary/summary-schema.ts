@@ -45,9 +45,18 @@ const LooseCurrent = v.union([
   ),
 ]);
 
+/** A list given as null (as Agenvoy keeps a summary its model answered so) is a list not given. */
+const orNull = <T extends v.GenericSchema>(list: T) =>
+  v.optional(
+    v.pipe(
+      v.union([list, v.null()]),
+      v.transform((x) => (x === null ? undefined : (x as v.InferOutput<T>))),
+    ),
+  );
+
 export const LooseSummarySchema = v.looseObject({
-  key_decisions: v.optional(v.array(v.pipe(v.union([v.string(), v.number()]), v.transform(String)))),
-  past_discussions: v.optional(v.array(LoosePast)),
+  key_decisions: orNull(v.array(v.pipe(v.union([v.string(), v.number()]), v.transform(String)))),
+  past_discussions: orNull(v.array(LoosePast)),
   current_discussion: v.optional(v.union([LooseCurrent, v.null()])),
 });
 
