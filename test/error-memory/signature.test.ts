@@ -53,6 +53,22 @@ describe("errorSignature", () => {
     same("invite for alice@example.com bounced", "invite for bob.smith@acme.io bounced");
   });
 
+  test("numbers written against CJK words are normalised away (Chinese, Japanese, Korean)", () => {
+    same("語法錯誤：檔案第12行有無效的語法", "語法錯誤：檔案第37行有無效的語法");
+    same("连接超时：等待30秒后仍无响应", "连接超时：等待45秒后仍无响应");
+    same("設定ファイルの12行目で構文エラーが発生しました", "設定ファイルの15行目で構文エラーが発生しました");
+    same("設定ファイルの12行目で構文エラー", "設定ファイルの３行目で構文エラー");
+    same("12번째 줄에서 구문 오류", "7번째 줄에서 구문 오류");
+    // Codes glued to Latin letters still tell errors apart.
+    differ("錯誤 TS2345：型別不符", "錯誤 TS2322：型別不符");
+  });
+
+  test("CJK and German quotation marks are quotes too", () => {
+    same("找不到模組「lodash」", "找不到模組「express」");
+    same("モジュール『lodash』が見つかりません", "モジュール『react-dom』が見つかりません");
+    same("Datei „config.yaml“ nicht gefunden", "Datei „.env“ nicht gefunden");
+  });
+
   test("quoted parts are normalised away (but apostrophes inside words are kept)", () => {
     same("Cannot find module 'lodash'", 'Cannot find module "express"');
     same("relation `users` does not exist", "relation “orders” does not exist");

@@ -7,6 +7,9 @@ const MAX_SIGNATURE = 1000;
 // Boundaries that treat _ and - as part of a token, so "req_8f7a6b5c" and "web-7d9f8b6c5" split cleanly.
 const L = "(?<![A-Za-z0-9])";
 const R = "(?![A-Za-z0-9])";
+// What a number glued to it belongs to (TS2345, arm64, v8): a letter or digit, but no CJK character, since Chinese,
+// Japanese and Korean write numbers against their words ("第12行", "30秒", "12行目", "12번째").
+const GLUE = "[[\\p{L}--[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}\\p{scx=Bopomofo}]]\\p{N}_]";
 
 const MONTH =
   "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\b\\.?";
@@ -23,9 +26,9 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [/\[REDACTED:[a-z-]+\]/g, "<secret>"],
   [/\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s'"`<>)\]]+/gi, "<url>"],
   [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, "<email>"],
-  // Quoted parts; a single quote only opens after a non-letter, so "can't" is not a quote.
+  // Quoted parts (German „…“ and CJK 「…」 『…』 too); a single quote only opens after a non-letter, so "can't" is not a quote.
   [
-    /"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu,
+    /"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|„[^“”\n]{0,300}[“”]|「[^」\n]{0,300}」|『[^』\n]{0,300}』|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu,
     "<q>",
   ],
   [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| [+-]\d{4}\b)?/gi, "<time>"],
@@ -63,7 +66,10 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   // Random-looking ids: letters and digits alternating at least three times (x2x7k, a1b2c3).
   [new RegExp(`${L}[A-Za-z0-9]{4,}${R}`, "g"), (m) => (transitions(m) >= 3 ? "<id>" : m)],
   [
-    /(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|tib|ki|mi|gi|ti|k|g|t|x)?(?![\p{L}\p{N}_])/giu,
+    new RegExp(
+      `(?<!${GLUE})\\d+(?:[.,]\\d+)*(?:ms|us|µs|ns|s|m|h|d|b|kb|mb|gb|tb|kib|mib|gib|tib|ki|mi|gi|ti|k|g|t|x)?(?!${GLUE})`,
+      "giv",
+    ),
     "<n>",
   ],
 ];
