@@ -129,6 +129,38 @@ test("when every exchange is noise, the pruned summary and the cursor are saved 
   expect(s.api.dueSessions()).toEqual([]);
 });
 
+test("an Agenvoy summary in the older format keeps its keys when every exchange is noise; the next summary call gets them", async () => {
+  s = await setup(DECISION);
+  addExchanges(s.api, "s1", 1);
+  const legacy = {
+    core_discussion: "Migrating the billing service to Go",
+    discussion_log: [{ topic: "queue choice", time: "2026-04-20 10:00", summary: "picked NATS" }],
+    confirmed_needs: ["要：use NATS for the queue", "不要：use Kafka"],
+    current_conclusion: "NATS it is",
+  };
+  seedSummary(legacy);
+  route({ noise: { json: { exchanges: [{ index: 0, noise: true, confidence: 0.9 }] } } });
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("pruned");
+  expect(readJson(s.home + "/sessions/s1/summary.json")).toMatchObject(legacy);
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe("2026-05-01 09:00:01");
+
+  addExchanges(s.api, "s1", 1, { startMs: Date.UTC(2026, 4, 1, 10, 0, 0), tag: "y" });
+  route({
+    noise: { json: { exchanges: [{ index: 0, noise: false, confidence: 0.1 }] } },
+    summary: summaryStep({ key_decisions: ["Do: use NATS for the queue"], current_discussion: current("billing") }),
+  });
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const sent = ofKind("summary")[0]!.system;
+  expect(sent).toContain("Migrating the billing service to Go");
+  expect(sent).toContain("要：use NATS for the queue");
+  // Folded in by that call: summary.json holds the three keys alone.
+  expect(Object.keys(readJson(s.home + "/sessions/s1/summary.json") as object)).toEqual([
+    "key_decisions",
+    "past_discussions",
+    "current_discussion",
+  ]);
+});
+
 test("entries the remaining exchanges supersede are removed before the summary call", async () => {
   s = await setup(DECISION);
   addExchanges(s.api, "s1", 2);

@@ -179,8 +179,8 @@ export class SharedSummaryStore implements SummaryRunStore {
    * The position is recorded as pending first (with the summary's sha256), then the summary and cursor are
    * written, then the position settles: a crash in between is finished or dropped by the next begin().
    */
-  async save(summary: Summary, at: SummaryPosition): Promise<string | undefined> {
-    const text = summaryText(assertValidSummary(summary));
+  async save(summary: Summary, at: SummaryPosition, legacy?: Record<string, unknown>): Promise<string | undefined> {
+    const text = summaryText(assertValidSummary(summary), legacy);
     const position = archivePosition(at);
     await this.#archive.setPendingPosition(this.session, position, sha256(text));
     await this.#put({ summary: text, cursor: position.cursor });

@@ -200,7 +200,8 @@ async function run(
   const indexOf = new Map(ready.map((m, i) => [m.seq, i]));
 
   if (kept.length === 0) {
-    const note = await store.save(summary, await positionAt(ready.length - 1));
+    // No summary call folds in the keys of Agenvoy's older format this time: they stay for the next one.
+    const note = await store.save(summary, await positionAt(ready.length - 1), legacy);
     if (note) report.notes.push(note);
     report.changes = diffSummaries(before, summary);
     return "pruned";

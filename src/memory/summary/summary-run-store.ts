@@ -34,8 +34,11 @@ export interface SummaryRunStore {
   untimedSeqs(): Maybe<Set<bigint>>;
   /** The newest message as a position (bootstrap), undefined when the session has none. */
   newestPosition(): Maybe<SummaryPosition | undefined>;
-  /** Save the summary and the cursor together; a note when the save happened but its record did not. */
-  save(summary: Summary, position: SummaryPosition): Maybe<string | undefined>;
+  /**
+   * Save the summary and the cursor together; a note when the save happened but its record did not. `legacy`: keys
+   * of Agenvoy's older format no summary call has folded in yet, kept in summary.json.
+   */
+  save(summary: Summary, position: SummaryPosition, legacy?: Record<string, unknown>): Maybe<string | undefined>;
   /** Only the cursor moves (bootstrap). */
   saveCursor(position: SummaryPosition): Maybe<void>;
   /** The session counts as summarized as of `sinceMs` (a write during the run keeps it due). */

@@ -243,12 +243,12 @@ export class SummaryStore implements SummaryRunStore {
    * Once both files are in place the save has happened: if recording the settled position then fails (a
    * full disk), the pending record lets the next run finish it, and the failure is returned as a note.
    */
-  save(summary: Summary, position: SummaryPosition): string | undefined {
+  save(summary: Summary, position: SummaryPosition, legacy?: Record<string, unknown>): string | undefined {
     // Under the home's writer lock, which rm, reset --all and rm-message --drop-summary hold while they delete
     // the summary and this run's record: a run they overtook never writes the old conversation back.
     return withHomeLock(this.ctx, () => {
       this.#assertStillMine();
-      return this.#save(summary, position);
+      return this.#save(summary, position, legacy);
     });
   }
 
@@ -259,11 +259,11 @@ export class SummaryStore implements SummaryRunStore {
     if (run.startedAt !== this.#startedAt) throw new SummaryMessageRemovedError({ session: this.session });
   }
 
-  #save(summary: Summary, position: SummaryPosition): string | undefined {
+  #save(summary: Summary, position: SummaryPosition, legacy?: Record<string, unknown>): string | undefined {
     const { ctx, session } = this;
     const { staged: summaryFile, sha } = stageSummaryText(
       ctx.paths.summary(session),
-      summaryText(assertValidSummary(summary)),
+      summaryText(assertValidSummary(summary), legacy),
     );
     let cursorFile: StagedFile | undefined;
     try {
@@ -348,7 +348,9 @@ export function waitingForWriter(ctx: MemoryContext, store: SummaryStore): Summa
     positionAfter: (fresh, i, last) => store.positionAfter(fresh, i, last),
     untimedSeqs: () => store.untimedSeqs(),
     newestPosition: () => store.newestPosition(),
-    save: waiting((summary: Summary, position: SummaryPosition) => store.save(summary, position)),
+    save: waiting((summary: Summary, position: SummaryPosition, legacy?: Record<string, unknown>) =>
+      store.save(summary, position, legacy),
+    ),
     saveCursor: waiting((position: SummaryPosition) => store.saveCursor(position)),
     closeGate: (sinceMs) => store.closeGate(sinceMs),
     finish: waiting((outcome: string, counters: RunCounters, error?: string) => store.finish(outcome, counters, error)),

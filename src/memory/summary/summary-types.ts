@@ -44,14 +44,18 @@ export function summaryIsEmpty(s: Summary): boolean {
   return s.key_decisions.length === 0 && s.past_discussions.length === 0 && currentIsEmpty(s.current_discussion);
 }
 
-/** summary.json text: the three keys, pretty-printed. */
-export function summaryText(s: Summary): string {
+/**
+ * summary.json text: the three keys, pretty-printed; then `legacy`, the keys of Agenvoy's older format a save
+ * keeps until a summary call has folded them in.
+ */
+export function summaryText(s: Summary, legacy: Record<string, unknown> = {}): string {
   return (
     JSON.stringify(
       {
         key_decisions: s.key_decisions,
         past_discussions: s.past_discussions,
         current_discussion: s.current_discussion,
+        ...legacy,
       },
       null,
       2,
