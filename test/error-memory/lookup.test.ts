@@ -79,6 +79,27 @@ describe("error lookup over a realistic memory", () => {
   }, 30_000);
 });
 
+describe("keywords given to find a record by", () => {
+  test("a query that is one of a record's keywords finds it, even when it reads as everyday words", async () => {
+    const { api: mem } = errorHome();
+    try {
+      const { record } = await mem.recordError({
+        tool: "terraform",
+        error: "Error acquiring the state lock: ConditionalCheckFailedException",
+        fix: "terraform force-unlock LOCK_ID",
+        keywords: "dynamodb,state-lock,tf-locking",
+      });
+      await mem.recordError({ tool: "terraform", error: "Error: Invalid provider configuration", fix: "set region" });
+      for (const query of ["tf-locking", "TF-Locking ", "state-lock"])
+        expect((await mem.searchErrors({ query })).hits.map((h) => h.record.id)).toEqual([record.id]);
+      // Words it merely shares with a keyword still go through the everyday check.
+      expect((await mem.searchErrors({ query: "the football match ended in a draw" })).hits).toEqual([]);
+    } finally {
+      mem.close();
+    }
+  });
+});
+
 describe("rank order", () => {
   test("resolved before failed or abandoned, even when the failed record matches better", async () => {
     const { api: a } = errorHome();

@@ -4,6 +4,7 @@ import { describeError } from "../../shared/describe-error.ts";
 import {
   countUnembedded,
   getLiveByIds,
+  getLiveBySeqs,
   liveIdsOfTool,
   liveTexts,
   searchErrorFts,
@@ -143,6 +144,21 @@ export async function semanticCandidates(
   return { semantic, background, notEmbedded, everyday };
 }
 
+/** The keyword candidates whose record has `query` (trimmed, in any case) among its keywords. */
+function taggedWith(ctx: MemoryContext, keyword: Candidate[], query: string, now: bigint): Candidate[] {
+  const tag = query.trim().toLowerCase();
+  const tagged = new Set(
+    getLiveBySeqs(
+      ctx.db,
+      keyword.map((k) => k.seq),
+      now,
+    )
+      .filter((r) => r.keywords.includes(tag))
+      .map((r) => r.seq),
+  );
+  return keyword.filter((k) => tagged.has(k.seq));
+}
+
 /** Mean cosine of q to the sample, leaving out its top tenth (the records that do match q). */
 export function meanCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
   if (vectors.length === 0) return 0;
@@ -173,8 +189,10 @@ export async function collectCandidates(
   }
   try {
     const { semantic, background, notEmbedded, everyday } = await semanticCandidates(ctx, query, now, tool, pool);
-    // Like any query that matches nothing: no record, no note.
-    if (everyday) return { keyword: [], semantic: [], words: [], background, notEmbedded, notes };
+    // Like any query that matches nothing: no record, no note; but a query that is one of a record's own keywords
+    // (given to find it by, as "tf-locking") still finds that record.
+    if (everyday)
+      return { keyword: taggedWith(ctx, keyword, query, now), semantic: [], words: [], background, notEmbedded, notes };
     if (notEmbedded > 0)
       notes.push(`${notEmbedded} error record(s) are not embedded yet; they are found by keyword only`);
     return { keyword, semantic, words, background, notEmbedded, notes };
