@@ -49,6 +49,17 @@ describe("errorSignature", () => {
     same("cannot open C:\\Users\\bob\\app\\x.py", "cannot open D:\\work\\y.py");
     same(" --> src\\lib.rs:10:5 unused import", " --> src/main.rs:3:1 unused import");
     same("cannot open ..\\build\\out.log", "cannot open ../dist/app.log");
+    // Folders with spaces: Windows' Program Files, a macOS user named in full.
+    same(
+      "Error: spawn C:\\Program Files\\nodejs\\npm.cmd ENOENT",
+      "Error: spawn C:\\Users\\me\\AppData\\npm.cmd ENOENT",
+    );
+    same("cannot run C:\\Program Files (x86)\\Git\\bin\\git.exe now", "cannot run D:\\tools\\git.exe now");
+    same("open /Users/Jane Doe/Library/app.db: permission denied", "open /Users/bob/Library/app.db: permission denied");
+    same("open ~/My Documents/notes.txt: no such file", "open ~/notes.txt: no such file");
+    // Two paths stay two; a word after a path is not part of it.
+    differ("cp /a/b /c/d failed", "cp /a/b failed");
+    differ("open /srv/app failed", "open /srv/app and more failed");
     same("GET https://registry.npmjs.org/foo - Not found", "GET https://npm.acme.dev/bar?x=1 - Not found");
     same("invite for alice@example.com bounced", "invite for bob.smith@acme.io bounced");
   });
