@@ -11,6 +11,9 @@ describe("errorSignature", () => {
       "connect ECONNREFUSED 10.0.0.7:6543 after 45s (attempt 12)",
     );
     same("src/app.ts(42,7): error TS2345: oops", "lib/other.ts(1,1): error TS2345: oops");
+    // Go prints a duration of a minute or more in parts.
+    same("timed out waiting for the condition after 2m30s", "timed out waiting for the condition after 45s");
+    same("context deadline exceeded after 1h2m3.5s", "context deadline exceeded after 250ms");
   });
 
   test("network addresses are normalised away, IPv4 or IPv6 alike, with a port or not", () => {

@@ -64,6 +64,8 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [new RegExp(`${L}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${R}`, "gi"), "<id>"],
   [new RegExp(`${L}0x[0-9a-f]+${R}`, "gi"), "<hex>"],
   [new RegExp(`${L}(?=[a-f]*[0-9])[0-9a-f]{7,}${R}`, "gi"), "<hex>"],
+  // Go's compound durations (1m30s, 1h2m3.5s) are numbers, as 45s is: not random-looking ids.
+  [new RegExp(`${L}(?:\\d+(?:\\.\\d+)?h)?(?:\\d+m)?\\d+(?:\\.\\d+)?(?:s|ms|us|µs|ns)${R}`, "g"), "<n>"],
   // Random-looking ids: letters and digits alternating at least three times (x2x7k, a1b2c3).
   [new RegExp(`${L}[A-Za-z0-9]{4,}${R}`, "g"), (m) => (transitions(m) >= 3 ? "<id>" : m)],
   [
