@@ -86,6 +86,14 @@ describe("errorSignature", () => {
   test("quoted parts are normalised away (but apostrophes inside words are kept)", () => {
     same("Cannot find module 'lodash'", 'Cannot find module "express"');
     same("relation `users` does not exist", "relation “orders” does not exist");
+    // Ruby before 3.4, GNU make and ld quote `like this'.
+    same(
+      "undefined method `name' for nil:NilClass (NoMethodError)",
+      "undefined method `email' for nil:NilClass (NoMethodError)",
+    );
+    same("make: *** No rule to make target `install'.  Stop.", "make: *** No rule to make target `clean'.  Stop.");
+    same("main.c:(.text+0x1a): undefined reference to `foo'", "main.c:(.text+0x2b): undefined reference to `bar_baz'");
+    same("did you mean `names'? (`name' is undefined)", "did you mean `emails'? (`email' is undefined)");
     differ("can't open file 'a.py'", "cannot open file 'a.py'");
   });
 

@@ -26,9 +26,9 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [/\[REDACTED:[a-z-]+\]/g, "<secret>"],
   [/\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s'"`<>)\]]+/gi, "<url>"],
   [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, "<email>"],
-  // Quoted parts (German „…“ and CJK 「…」 『…』 too); a single quote only opens after a non-letter, so "can't" is not a quote.
+  // Quoted parts (`…' as Ruby, make and ld quote, German „…“ and CJK 「…」 『…』 too); a single quote only opens after a non-letter, so "can't" is not a quote.
   [
-    /"[^"\n]{0,300}"|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|„[^“”\n]{0,300}[“”]|「[^」\n]{0,300}」|『[^』\n]{0,300}』|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu,
+    /"[^"\n]{0,300}"|`[^`'\n]{0,300}'|`[^`\n]{0,300}`|‘[^’\n]{0,300}’|“[^”\n]{0,300}”|«[^»\n]{0,300}»|„[^“”\n]{0,300}[“”]|「[^」\n]{0,300}」|『[^』\n]{0,300}』|(?<![\p{L}\p{N}])'[^'\n]{0,300}'(?![\p{L}\p{N}])/gu,
     "<q>",
   ],
   [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| [+-]\d{4}\b)?/gi, "<time>"],
