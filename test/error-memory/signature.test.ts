@@ -50,6 +50,10 @@ describe("errorSignature", () => {
     );
     same("open /var/lib/app/data.db: permission denied", "open ./data/cache.db: permission denied");
     same("cannot open C:\\Users\\bob\\app\\x.py", "cannot open D:\\work\\y.py");
+    same(
+      "error: could not lock config file C:/Users/u/.gitconfig: File exists",
+      "error: could not lock config file /home/u/.gitconfig: File exists",
+    );
     same(" --> src\\lib.rs:10:5 unused import", " --> src/main.rs:3:1 unused import");
     same("cannot open ..\\build\\out.log", "cannot open ../dist/app.log");
     // Folders with spaces: Windows' Program Files, a macOS user named in full.

@@ -56,11 +56,15 @@ const STEPS: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
   [/(?<![\w:.])(?=[0-9a-f:.]*::|(?:[0-9a-f]*:){7})[0-9a-f:.]*[0-9a-f](?:%[\w-]+)?(?!\w)/gi, "<addr>"],
   [/(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?![\w.])/g, "<addr>"],
   // Paths: Windows (drive-rooted, then relative like src\lib.rs), then absolute / home / relative unix paths with at
-  // least one separator. A folder of a rooted path may hold spaces (C:\Program Files\..., /Users/Jane Doe/...): a
-  // space is part of the path when a separator follows the word after it.
+  // least one separator (C:/Users/..., as git for Windows writes it, is one too). A folder of a rooted path may hold
+  // spaces (C:\Program Files\..., /Users/Jane Doe/...): a space is part of the path when a separator follows the word
+  // after it.
   [/\b[A-Za-z]:\\(?:[^\\\s'"<>|]+(?: [^\\\s'"<>|]+)*\\)*[^\s'"<>|]*/g, "<path>"],
   [/(?<![\w.@+\\-])[\w.@+-]+(?:\\[\w.@+-]+)+\\?/g, "<path>"],
-  [/(?:~|\.{1,2})?(?:\/[\w.@+-]+(?: [\w.@+-]+)*(?=\/))*\/[\w.@+-]+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g, "<path>"],
+  [
+    /(?:~|\.{1,2}|\b[A-Za-z]:)?(?:\/[\w.@+-]+(?: [\w.@+-]+)*(?=\/))*\/[\w.@+-]+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g,
+    "<path>",
+  ],
   [new RegExp(`${L}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${R}`, "gi"), "<id>"],
   [new RegExp(`${L}0x[0-9a-f]+${R}`, "gi"), "<hex>"],
   [new RegExp(`${L}(?=[a-f]*[0-9])[0-9a-f]{7,}${R}`, "gi"), "<hex>"],
