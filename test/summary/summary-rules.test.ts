@@ -169,6 +169,9 @@ test("an answer must hold at least two of the three keys; a missing key keeps th
   );
   expect(summary.key_decisions).toEqual(["Do: keep"]);
   expect(summary.current_discussion).toEqual({ topic: "new", description: "", perspectives: "a; b", direction: "" });
+  // A list given as null is one left out.
+  const nulls = rules({ key_decisions: null, past_discussions: null, current_discussion: current("new") }, previous);
+  expect(nulls.summary.key_decisions).toEqual(["Do: keep"]);
 });
 
 test("the strict schema refuses what summary.json must never hold", () => {

@@ -104,6 +104,23 @@ test("an unreadable summary.json is left out, and the turn context says why", as
   expect(text.stdout).toContain("summary left out: summary.json cannot be read (not valid JSON)");
 });
 
+test("a summary.json whose empty list is null (as Go writes a nil slice) is read, not refused", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  writeFileSync(
+    s.home + "/sessions/s1/summary.json",
+    JSON.stringify({
+      key_decisions: null,
+      past_discussions: [{ topic: "deploy", description: "blue/green", direction: "adopted", last_discussed: "" }],
+      current_discussion: { topic: "billing", description: "stripe webhooks", perspectives: "", direction: "" },
+    }),
+  );
+  const ctx = await s.api.context("s1", "hi");
+  expect(ctx.summaryProblem).toBeUndefined();
+  expect(ctx.messages.map((m) => m.kind)).toEqual(["history", "history", "summary", "input"]);
+  expect(ctx.messages[2]!.content).toContain("stripe webhooks");
+});
+
 async function withDecisionModel(extra: Record<string, string> = {}) {
   s = await setup({ MEMVOY_DECISION_MODEL: "claude-haiku-5-5", MEMVOY_SUMMARY_MAX_RETRIES: "0", ...extra });
   addExchanges(s.api, "s1", 2);
