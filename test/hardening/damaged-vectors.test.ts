@@ -1,7 +1,7 @@
 // A damaged message-vector table (a data file gone, manifests cut short): semantic search and doctor name the
 // damage and the way out, and reindex rebuilds the table from the archive, even one LanceDB can no longer open.
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, rmSync, truncateSync } from "node:fs";
+import { openSync, readdirSync, rmSync, statSync, truncateSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
@@ -35,14 +35,31 @@ function table(home: string): string {
   return join(lance, name!);
 }
 
-const damages: [string, (dir: string) => void][] = [
-  ["a data file removed", (dir) => readdirSync(join(dir, "data")).forEach((f) => rmSync(join(dir, "data", f)))],
+/** Overwrite the last bytes of every data file of the table with `tail` (a Lance file ends with its version and magic). */
+function overwriteDataTail(dir: string, tail: number[]): void {
+  for (const f of readdirSync(join(dir, "data"))) {
+    const path = join(dir, "data", f);
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.from(tail), 0, tail.length, statSync(path).size - tail.length);
+    closeSync(fd);
+  }
+}
+
+// What the reason in parentheses holds: LanceDB's words, with or without its "lance error:" prefix.
+const LANCE_ERROR = /lance error: .+/;
+const damages: [string, (dir: string) => void, RegExp][] = [
+  [
+    "a data file removed",
+    (dir) => readdirSync(join(dir, "data")).forEach((f) => rmSync(join(dir, "data", f))),
+    LANCE_ERROR,
+  ],
   [
     "every manifest cut short",
     (dir) =>
       readdirSync(join(dir, "_versions"))
         .filter((f) => f.endsWith(".manifest"))
         .forEach((f) => truncateSync(join(dir, "_versions", f), 50)),
+    LANCE_ERROR,
   ],
   [
     "every manifest cut to a few bytes",
@@ -50,17 +67,30 @@ const damages: [string, (dir: string) => void][] = [
       readdirSync(join(dir, "_versions"))
         .filter((f) => f.endsWith(".manifest"))
         .forEach((f) => truncateSync(join(dir, "_versions", f), 10)),
+    LANCE_ERROR,
+  ],
+  // Bytes overwritten in place (a disk or a copy gone bad): LanceDB's words then have no "lance error:".
+  [
+    "a data file's closing magic overwritten",
+    (dir) => overwriteDataTail(dir, [0, 0, 0, 0]),
+    /not appear to be a Lance file/,
+  ],
+  [
+    "a data file's format version overwritten",
+    (dir) => overwriteDataTail(dir, [99, 0, 1, 0, 0x4c, 0x41, 0x4e, 0x43]),
+    /Unknown Lance storage version/,
   ],
 ];
 
-for (const [what, damage] of damages) {
+for (const [what, damage, reason] of damages) {
   test(`semantic search on a vector table with ${what} says so; reindex rebuilds it`, async () => {
     const home = await indexedHome();
     damage(table(home));
 
     const broken = await cli(["search", "kubernetes", "--match", "semantic"], { home });
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^memvoy: the vector table messages_\S+ is damaged \(.*lance error: .+\); /);
+    expect(broken.stderr).toMatch(/^memvoy: the vector table messages_\S+ is damaged \(.+\); /);
+    expect(broken.stderr).toMatch(reason);
     expect(broken.stderr).toContain("run memvoy reindex to rebuild it from the archive");
     const doctor = await cli(["doctor"], { home });
     expect(doctor.code).toBe(1);

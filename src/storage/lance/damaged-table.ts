@@ -13,9 +13,11 @@ export const VectorTableDamagedError = namedError<{ table: string; reason: strin
 );
 export type VectorTableDamagedError = InstanceType<typeof VectorTableDamagedError>;
 
-// LanceDB's words for a file of the table that is gone or unreadable (read by experiment on each kind of damage).
+// LanceDB's words for a file of the table that is gone or unreadable (read by experiment on each kind of damage:
+// files removed, cut short, zeroed, or with bytes overwritten in their header, body or footer). A decoder that
+// panics on such bytes is damage too.
 const DAMAGE =
-  /\bNot found: \S*\.(?:lance|manifest|txn)\b|\bcorrupt\b|file size is too small|failed to fill whole buffer|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size/i;
+  /\bNot found: \S*\.(?:lance|manifest|txn)\b|\bcorrupt\b|file size is too small|failed to fill whole buffer|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size|does not appear to be a Lance file|Unknown Lance storage version|outside metadata region|failed to decode Protobuf message|Invalid scalar value buffer|task \d+ panicked/i;
 
 /** `err` as a VectorTableDamagedError of `table` when it says a file of the table is damaged or missing. */
 export function asDamaged(err: unknown, table: string): unknown {
