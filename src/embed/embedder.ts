@@ -94,8 +94,11 @@ export type EmbedderUnavailableError = InstanceType<typeof EmbedderUnavailableEr
 export const EmbedderResponseError = namedError<
   { label: string; url?: string } & (
     | { problem: "not-json"; detail?: string }
-    /** `zeros`: the answer is well formed but an input's vector is all zeros (a fault of that input, maybe). */
-    | { problem: "malformed"; why: string; zeros?: true }
+    /**
+     * `zeros`: the answer is well formed but an input's vector is all zeros (a fault of that input, maybe).
+     * `wrongCount`: it holds another number of vectors than inputs sent.
+     */
+    | { problem: "malformed"; why: string; zeros?: true; wrongCount?: true }
   )
 >("EmbedderResponseError", "runtime", (d) =>
   d.problem === "not-json"

@@ -192,6 +192,30 @@ describe("openai-compatible embedder", () => {
     }
   });
 
+  test("a server that answers a batch with one vector gets one text per request, from then on", async () => {
+    // As some llama.cpp-based servers do: only the first input is embedded.
+    const first = (req: { input: string[] }) => okBody(8)({ input: req.input.slice(0, 1) });
+    const f = fake([], { body: first });
+    const e = await createEmbedder(cfg({ base_url: f.url, dimensions: 8 }), { env });
+    const out = await e.embed(["alpha", "beta", "gamma"]);
+    const single = async (t: string) => (await e.embed([t]))[0]!;
+    expect(out).toEqual([await single("alpha"), await single("beta"), await single("gamma")]);
+    expect(out[0]).not.toEqual(out[1]);
+    expect(f.seen.map((s) => s.json.input)).toEqual([
+      ["alpha", "beta", "gamma"],
+      ["alpha"],
+      ["beta"],
+      ["gamma"],
+      ["alpha"],
+      ["beta"],
+      ["gamma"],
+    ]);
+    // Later batches go one text at a time without the batch request first.
+    f.seen.length = 0;
+    expect(await e.embed(["delta", "epsilon"])).toHaveLength(2);
+    expect(f.seen.map((s) => s.json.input)).toEqual([["delta"], ["epsilon"]]);
+  });
+
   test("a missing key is a config error before any request", async () => {
     const err = await createEmbedder(cfg({}), { env: {} }).catch((x) => x);
     expect(err).toBeInstanceOf(EmbedderConfigError);

@@ -65,7 +65,14 @@ describe("drain with an HTTP embedder", () => {
   });
 
   test("a garbage response keeps the messages queued with a back-off and says so in search", async () => {
-    const f = startFakeEmbeddings([], { body: JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }) });
+    const f = startFakeEmbeddings([], {
+      body: JSON.stringify({
+        data: [
+          { index: 0, embedding: [1, 2, 3] },
+          { index: 1, embedding: [1, 2, 3] },
+        ],
+      }),
+    });
     stops.push(f.stop);
     const { home, api } = httpHome(f.url);
     api.add("s", [
@@ -76,7 +83,7 @@ describe("drain with an HTTP embedder", () => {
     expect(r.embedded).toBe(0);
     expect(r.failed).toBe(2);
     expect(r.remaining).toBe(2);
-    expect(r.error).toContain("malformed response: 1 embeddings for 2 inputs");
+    expect(r.error).toContain("malformed response: a 3-dimensional vector where 8 was expected");
     const db = sqlite(home);
     const rows = db.query("SELECT attempts, last_error, next_try_at FROM embed_queue").all() as {
       attempts: bigint;
@@ -105,7 +112,7 @@ describe("drain with an HTTP embedder", () => {
     try {
       const d = await api.search({ query: "gamma", match: "semantic" });
       expect(d.notes[0]).toMatch(
-        /^2 messages are not indexed yet: the daemon embeds them, but the last try failed \(openai embeddings \(\S+\) returned a malformed response: 1 embeddings for 2 inputs\); see memvoy daemon status$/,
+        /^2 messages are not indexed yet: the daemon embeds them, but the last try failed \(openai embeddings \(\S+\) returned a malformed response: a 3-dimensional vector where 8 was expected \(set \[embedder\] dimensions to match the model\)\); see memvoy daemon status$/,
       );
     } finally {
       release();
@@ -114,6 +121,23 @@ describe("drain with an HTTP embedder", () => {
     const h = await api.search({ query: "gamma", match: "hybrid" });
     expect(h.hits[0]!.message.content).toBe("gamma");
     expect(queueSize(home)).toBe(2);
+    api.close();
+  });
+
+  test("a server that embeds only the first text of a batch: every message gets its own vector", async () => {
+    const f = startFakeEmbeddings([], { body: (req) => okBody(8)({ input: req.input.slice(0, 1) }) });
+    stops.push(f.stop);
+    const { home, api } = httpHome(f.url);
+    api.add("s", [
+      { role: "user", content: "the deploy failed on friday" },
+      { role: "assistant", content: "roll back the migration" },
+      { role: "user", content: "done, it works again" },
+    ]);
+    const r = await api.drainEmbeddings();
+    expect(r).toMatchObject({ embedded: 3, failed: 0, remaining: 0 });
+    expect(await vectorIds(home, ID)).toEqual(recentIds(home));
+    const s = await api.search({ query: "roll back the migration", match: "semantic" });
+    expect(s.hits[0]!.message.content).toBe("roll back the migration");
     api.close();
   });
 

@@ -58,6 +58,8 @@ export interface HttpEmbedderOptions {
 export class HttpEmbedder implements Embedder {
   readonly local = false;
   #dim: number;
+  /** The server answered a batch with another number of vectors: it is sent one text per request from then on. */
+  #oneByOne = false;
 
   constructor(private readonly o: HttpEmbedderOptions) {
     this.#dim = o.dim;
@@ -75,8 +77,27 @@ export class HttpEmbedder implements Embedder {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.o.batchSize) {
       const batch = texts.slice(i, i + this.o.batchSize);
-      out.push(...(await this.#requestCut(batch, signal, purpose)));
+      out.push(...(await this.#requestBatch(batch, signal, purpose)));
     }
+    return out;
+  }
+
+  /**
+   * Some OpenAI-compatible servers embed one text per request: given several, they answer with one vector (the
+   * first text's, or that of the texts joined). Such an answer is dropped and the texts are sent one at a time.
+   */
+  async #requestBatch(batch: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]> {
+    if (batch.length > 1 && !this.#oneByOne) {
+      try {
+        return await this.#requestCut(batch, signal, purpose);
+      } catch (err) {
+        if (!(err instanceof EmbedderResponseError && err.data.problem === "malformed" && err.data.wrongCount))
+          throw err;
+        this.#oneByOne = true;
+      }
+    }
+    const out: Float32Array[] = [];
+    for (const text of batch) out.push(...(await this.#requestCut([text], signal, purpose)));
     return out;
   }
 
@@ -138,7 +159,13 @@ export function parseEmbeddings(json: unknown, count: number, dim: number, label
   const bad = (why: string) => new EmbedderResponseError({ label, problem: "malformed", why });
   const data = (json as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw bad("no `data` array");
-  if (data.length !== count) throw bad(`${data.length} embeddings for ${count} inputs`);
+  if (data.length !== count)
+    throw new EmbedderResponseError({
+      label,
+      problem: "malformed",
+      why: `${data.length} embeddings for ${count} inputs`,
+      wrongCount: true,
+    });
   const out: (Float32Array | undefined)[] = new Array(count);
   let want = dim;
   data.forEach((item: unknown, pos) => {
