@@ -196,9 +196,14 @@ export function statusNotes(
     const step = src.pendingStep ? `: ${src.pendingStep}` : "";
     notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet${step}`);
   }
-  if (src.reindexNeeded) {
-    const from = src.otherEmbedders.length ? ` (stored vectors come from ${src.otherEmbedders.join(", ")})` : "";
+  if (src.reindexNeeded && src.otherEmbedders.length > 0) {
+    const from = ` (stored vectors come from ${src.otherEmbedders.join(", ")})`;
     notes.push(`the configured embedder is ${src.embedder.id}${from}: run memvoy reindex`);
+  } else if (src.reindexNeeded) {
+    // Messages marked embedded, and no table of this embedder: its vector folder was removed or replaced.
+    notes.push(
+      `the vectors of the configured embedder ${src.embedder.id} are gone, though recent messages were embedded (the vector folder removed or replaced?): run memvoy reindex`,
+    );
   }
   return notes;
 }

@@ -1,5 +1,6 @@
 // Embedder change then reindex; an interrupted reindex resumes where it stopped.
 import { afterAll, afterEach, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
@@ -168,4 +169,27 @@ test("a second reindex waits for the one running, then says it waited and finds 
   expect(requests).toBe(sent);
   expect(await vectorIds(home, FAKE_ID)).toEqual(recentIds(home));
   api.close();
+});
+
+test("with the vector folder removed, semantic search says the vectors are gone, not only which embedder is set", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s", [
+    { role: "user", content: "the build is red" },
+    { role: "assistant", content: "the login test times out" },
+  ]);
+  await api.drainEmbeddings();
+  api.close();
+  rmSync(join(home, ".store", "lance"), { recursive: true, force: true });
+
+  const again = openMemory({ home, env: {}, drain: "off" });
+  const before = await again.search({ query: "login test", match: "semantic" });
+  expect(before.reindexNeeded).toBe(true);
+  expect(before.notes).toEqual([
+    `the vectors of the configured embedder ${BUILTIN_ID} are gone, though recent messages were embedded (the vector folder removed or replaced?): run memvoy reindex`,
+  ]);
+  expect((await again.reindex()).embedded).toBe(2);
+  const after = await again.search({ query: "the login test times out", match: "semantic", limit: 1 });
+  expect(after.notes).toEqual([]);
+  expect(after.hits[0]!.message.content).toBe("the login test times out");
+  again.close();
 });
