@@ -65,14 +65,19 @@ export async function explainEmpty(
   const elsewhere = await others();
   if (elsewhere.count === 0) return reason;
   const n = elsewhere.count;
-  const sessions = elsewhere.more ? `at least ${n} other sessions` : `${n} other session${n === 1 ? "" : "s"}`;
-  const one = n === 1 && !elsewhere.more;
+  const sessions = otherSessions(elsewhere);
+  const one = n === 1;
   const hold = `${sessions} hold${one ? "s" : ""} the query's terms`;
   if (scored) return `${NO_CLOSE} in session ${o.session}${reason.slice(NO_CLOSE.length)}; ${hold}`;
   // "and nothing is semantically close (2 other sessions do)" would be read as close: the terms are named then.
   const rest = reason.slice(NO_TERMS.length);
   const held = rest === "" ? `${sessions} ${one ? "does" : "do"}` : hold;
   return `no message in session ${o.session} holds the query's terms${rest} (${held})`;
+}
+
+/** "2 other sessions", "at least 1 other session" (the look-up stopped at one session's many messages). */
+function otherSessions(e: Elsewhere): string {
+  return `${e.more ? "at least " : ""}${e.count} other session${e.count === 1 ? "" : "s"}`;
 }
 
 /** What a query naming someone or something no message mentions (coverage.ts unknownNames) was told. */
@@ -102,10 +107,7 @@ export async function unheldPieceReason(
     if (session === undefined || others === undefined) return `no message holds ${shown} as written (${why})`;
     const e = await others(piece);
     const n = e.count;
-    const also =
-      n === 0
-        ? ""
-        : `${e.more ? `at least ${n} other sessions do` : `${n} other session${n === 1 ? " does" : "s do"}`}; `;
+    const also = n === 0 ? "" : `${otherSessions(e)} ${n === 1 ? "does" : "do"}; `;
     return `no message in session ${session} holds ${shown} as written (${also}${why})`;
   }
   return undefined;
