@@ -179,7 +179,12 @@ describe("openai-compatible embedder", () => {
       [JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] }), "3-dimensional vector where 256 was expected"],
       [JSON.stringify({ data: [{ index: 0, embedding: new Array(256).fill("x") }] }), "non-number"],
       [JSON.stringify({ data: [{ index: 0, embedding: new Array(256).fill(0) }] }), "item 0 is a vector of zeros"],
-      [JSON.stringify({ nope: true }), "no `data` array"],
+      [JSON.stringify({ nope: true }), 'no `data` array (it answered: {"nope":true})'],
+      // A gateway answering 200 with an error: its words, the key blanked out.
+      [
+        JSON.stringify({ error: { message: "model fake-embed is not loaded (key sk-test-secret)" } }),
+        "no `data` array (it answered: model fake-embed is not loaded (key ",
+      ],
       ["<html>oops</html>", "not JSON"],
     ];
     for (const [body, expected] of cases) {
@@ -188,6 +193,7 @@ describe("openai-compatible embedder", () => {
       const err = await e.embed(["hello"]).catch((x) => x);
       expect(err).toBeInstanceOf(EmbedderResponseError);
       expect(err.message).toContain(expected);
+      expect(err.message).not.toContain("sk-test-secret");
       expect(f.seen).toHaveLength(1);
     }
   });

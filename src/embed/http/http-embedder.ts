@@ -8,7 +8,7 @@ import {
   type EmbedPurpose,
   type Embedder,
 } from "../embedder.ts";
-import { postJson, type RetryPolicy } from "./post-json.ts";
+import { detail, postJson, type RetryPolicy } from "./post-json.ts";
 
 export type WireFormat = "openai" | "voyage";
 
@@ -148,17 +148,36 @@ export class HttpEmbedder implements Embedder {
         { cause: err },
       );
     });
-    const vectors = parseEmbeddings(json, batch.length, this.#dim, label);
+    const vectors = parseEmbeddings(
+      json,
+      batch.length,
+      this.#dim,
+      label,
+      () => detail(JSON.stringify(json), this.o.apiKey).detail,
+    );
     if (this.#dim === 0) this.#dim = vectors[0]!.length;
     return vectors;
   }
 }
 
-/** Checks the response shape strictly: one finite vector per input, each of the same (expected) dimension. */
-export function parseEmbeddings(json: unknown, count: number, dim: number, label: string): Float32Array[] {
+/**
+ * Checks the response shape strictly: one finite vector per input, each of the same (expected) dimension. `said`:
+ * an excerpt of the answer (its error message, when it has one), named when the answer holds no vectors at all.
+ */
+export function parseEmbeddings(
+  json: unknown,
+  count: number,
+  dim: number,
+  label: string,
+  said?: () => string | undefined,
+): Float32Array[] {
   const bad = (why: string) => new EmbedderResponseError({ label, problem: "malformed", why });
   const data = (json as { data?: unknown } | null)?.data;
-  if (!Array.isArray(data)) throw bad("no `data` array");
+  if (!Array.isArray(data)) {
+    // A server (or a gateway before it) that answers 200 with an error: its words say what is wrong.
+    const excerpt = said?.();
+    throw bad(`no \`data\` array${excerpt ? ` (it answered: ${excerpt})` : ""}`);
+  }
   if (data.length !== count)
     throw new EmbedderResponseError({
       label,

@@ -115,7 +115,7 @@ async function safeText(res: Response, signal: AbortSignal, server: { label: str
 }
 
 /** A short, single-line excerpt of a server's answer, preferring its error message, as `{ detail }` when there is one. */
-function detail(text: string, secret?: string): { detail?: string } {
+export function detail(text: string, secret?: string): { detail?: string } {
   let msg = text;
   try {
     const j = JSON.parse(text) as { error?: { message?: unknown } | string; detail?: unknown; message?: unknown };
