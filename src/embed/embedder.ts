@@ -68,6 +68,8 @@ export const EmbedderUnavailableError = namedError<
           retryMaxMs: number;
         }
       | { problem: "cut-off" }
+      /** The connection was closed before an answer, on every attempt. */
+      | { problem: "dropped"; attempts: number }
     )
 >("EmbedderUnavailableError", "runtime", (d) => {
   switch (d.problem) {
@@ -86,6 +88,8 @@ export const EmbedderUnavailableError = namedError<
     }
     case "cut-off":
       return "the embedding server stopped answering mid-response";
+    case "dropped":
+      return `${d.label} closed the connection before answering (${d.attempts} attempt${d.attempts === 1 ? "" : "s"})`;
   }
 });
 export type EmbedderUnavailableError = InstanceType<typeof EmbedderUnavailableError>;

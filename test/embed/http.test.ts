@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createEmbedder, endpoint, type EmbedderConfig } from "../../src/embed/create-embedder.ts";
 import {
   EmbedderConfigError,
@@ -264,6 +266,41 @@ describe("openai-compatible embedder", () => {
     const err = await e.embed(["x"]).catch((x) => x);
     expect(err).toBeInstanceOf(EmbedderUnavailableError);
     expect(err.message).toMatch(/^cannot reach ollama embeddings \(http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\): /);
+  });
+
+  test("a connection closed before the answer is tried again; one closed every time fails naming it", async () => {
+    // A keep-alive socket the server had just closed, a proxy restarting: the request is sent again.
+    let requests = 0;
+    let dropFirst = 1;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        requests++;
+        if (requests <= dropFirst) return req.socket.destroy();
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as { input: string[] };
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify(okBody(8)(body)));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    stops.push(() => server.close());
+    const port = (server.address() as AddressInfo).port;
+    const e = await createEmbedder(cfg({ base_url: `http://127.0.0.1:${port}`, dimensions: 8, max_retries: 2 }), {
+      env,
+      baseDelayMs: 1,
+    });
+    expect(await e.embed(["alpha", "beta"])).toHaveLength(2);
+    expect(requests).toBe(2);
+
+    requests = 0;
+    dropFirst = 100;
+    const err = await e.embed(["gamma"]).catch((x) => x);
+    expect(err).toBeInstanceOf(EmbedderUnavailableError);
+    expect(err.message).toMatch(
+      /^openai embeddings \(http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\) closed the connection before answering \(3 attempts\)$/,
+    );
+    expect(requests).toBe(3);
   });
 
   test("a server that never answers times out", async () => {

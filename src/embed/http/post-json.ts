@@ -1,5 +1,5 @@
-// POST a JSON body with a timeout, retrying 429 and 5xx with bounded exponential backoff (Retry-After wins, up to
-// maxDelayMs: a longer one fails the call at once).
+// POST a JSON body with a timeout, retrying 429, 5xx and a connection closed before the answer with bounded
+// exponential backoff (Retry-After wins, up to maxDelayMs: a longer one fails the call at once).
 import { redactSecrets } from "../../shared/redact.ts";
 import { lineText } from "../../shared/terminal-text.ts";
 import { retryAfterMs } from "../../shared/retry-after.ts";
@@ -48,10 +48,18 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
       req.signal?.throwIfAborted();
       if (timeout.aborted)
         throw new EmbedderUnavailableError({ ...server, problem: "timeout", timeoutMs: policy.timeoutMs });
-      throw new EmbedderUnavailableError(
-        { ...server, problem: "unreachable", reason: describeNetworkError(err) },
-        { cause: err },
-      );
+      if (!droppedConnection(err))
+        throw new EmbedderUnavailableError(
+          { ...server, problem: "unreachable", reason: describeNetworkError(err) },
+          { cause: err },
+        );
+      // A connection closed before the answer (a keep-alive socket the server had just closed, a proxy restarting)
+      // is tried again as a 5xx is: one such glitch must not stop a drain or a reindex of thousands of messages.
+      const delay = backoffDelay(attempt, policy);
+      if (attempt >= policy.maxRetries || performance.now() + delay >= (policy.deadline ?? Number.POSITIVE_INFINITY))
+        throw new EmbedderUnavailableError({ ...server, problem: "dropped", attempts: attempt + 1 }, { cause: err });
+      await sleep(delay, req.signal);
+      continue;
     }
     if (res.status === 429 || res.status >= 500) {
       const text = await safeText(res, signal, server);
@@ -136,5 +144,16 @@ function describeNetworkError(err: unknown): string {
   const e = err as { code?: string; message?: string };
   if (e.code === "ConnectionRefused" || e.code === "ECONNREFUSED") return "connection refused (is the server running?)";
   if (e.code === "ENOTFOUND" || /getaddrinfo|DNS/i.test(e.message ?? "")) return "host not found";
-  return (e.message ?? String(err)).split("\n")[0]!;
+  // Bun's advice to its own callers ("For more information, pass `verbose: true` ...") is no help to a user.
+  return (e.message ?? String(err)).split("\n")[0]!.replace(/\s*For more information, pass `verbose: true`.*$/, "");
+}
+
+const DROPPED_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"]);
+
+/** The server (or a proxy before it) closed the connection before answering: it was reached, and may answer again. */
+function droppedConnection(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return (
+    DROPPED_CODES.has(String(e?.code)) || /socket connection was closed|connection reset/i.test(String(e?.message))
+  );
 }
