@@ -67,9 +67,8 @@ export const EmbedderUnavailableError = namedError<
           serverWaitMs: number;
           retryMaxMs: number;
         }
-      | { problem: "cut-off" }
-      /** The connection was closed before an answer, on every attempt. */
-      | { problem: "dropped"; attempts: number }
+      /** The connection was closed before an answer (or, `midAnswer`, before its end), on every attempt. */
+      | { problem: "dropped"; attempts: number; midAnswer?: boolean }
     )
 >("EmbedderUnavailableError", "runtime", (d) => {
   switch (d.problem) {
@@ -86,10 +85,8 @@ export const EmbedderUnavailableError = namedError<
       const after = d.attempts > 1 ? ` (after ${d.attempts} attempts)` : "";
       return `${d.label} ${what}${detailText(d.detail)}${serverWaitTail(d.serverWaitMs, d.retryMaxMs)}${after}`;
     }
-    case "cut-off":
-      return "the embedding server stopped answering mid-response";
     case "dropped":
-      return `${d.label} closed the connection before answering (${d.attempts} attempt${d.attempts === 1 ? "" : "s"})`;
+      return `${d.label} closed the connection ${d.midAnswer ? "mid-answer" : "before answering"} (${d.attempts} attempt${d.attempts === 1 ? "" : "s"})`;
   }
 });
 export type EmbedderUnavailableError = InstanceType<typeof EmbedderUnavailableError>;

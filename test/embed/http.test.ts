@@ -303,6 +303,45 @@ describe("openai-compatible embedder", () => {
     expect(requests).toBe(3);
   });
 
+  test("an answer cut off mid-way is asked again; one that stalls mid-way times out, naming the server", async () => {
+    let requests = 0;
+    let cutFirst = 1;
+    let stall = false;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        requests++;
+        const body = JSON.stringify(okBody(8)(JSON.parse(Buffer.concat(chunks).toString()) as { input: string[] }));
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
+        if (requests > cutFirst) return res.end(body);
+        res.write(body.slice(0, 20));
+        if (!stall) setTimeout(() => req.socket.destroy(), 20);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    stops.push(() => server.closeAllConnections());
+    stops.push(() => server.close());
+    const port = (server.address() as AddressInfo).port;
+    const e = await createEmbedder(
+      cfg({ base_url: `http://127.0.0.1:${port}`, dimensions: 8, max_retries: 2, timeout_ms: 300 }),
+      { env, baseDelayMs: 1 },
+    );
+    expect(await e.embed(["alpha"])).toHaveLength(1);
+    expect(requests).toBe(2);
+
+    requests = 0;
+    cutFirst = 100;
+    const cut = await e.embed(["beta"]).catch((x) => x);
+    expect(cut).toBeInstanceOf(EmbedderUnavailableError);
+    expect(cut.message).toMatch(/^openai embeddings \(\S+\) closed the connection mid-answer \(3 attempts\)$/);
+
+    stall = true;
+    const stalled = await e.embed(["gamma"]).catch((x) => x);
+    expect(stalled).toBeInstanceOf(EmbedderUnavailableError);
+    expect(stalled.message).toMatch(/^openai embeddings \(\S+\) timed out after 300 ms$/);
+  });
+
   test("a server that never answers times out", async () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
     stops.push(() => server.stop(true));

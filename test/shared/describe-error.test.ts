@@ -584,8 +584,13 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     1,
   ],
   [
-    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "cut-off" }),
-    "the embedding server stopped answering mid-response",
+    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "dropped", attempts: 1 }),
+    `${LABEL} closed the connection before answering (1 attempt)`,
+    1,
+  ],
+  [
+    new EmbedderUnavailableError({ label: LABEL, url: URL_, problem: "dropped", attempts: 5, midAnswer: true }),
+    `${LABEL} closed the connection mid-answer (5 attempts)`,
     1,
   ],
   [

@@ -31,6 +31,16 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
   const doFetch = req.fetch ?? fetch;
   const body = JSON.stringify(req.body);
   const server = { label: req.label, url: req.url };
+  /** Wait before trying a dropped connection again, or fail the call when no retry is left (or time for one). */
+  const retryDropped = async (attempt: number, midAnswer: boolean, cause?: unknown) => {
+    const delay = backoffDelay(attempt, policy);
+    if (attempt >= policy.maxRetries || performance.now() + delay >= (policy.deadline ?? Number.POSITIVE_INFINITY))
+      throw new EmbedderUnavailableError(
+        { ...server, problem: "dropped", attempts: attempt + 1, midAnswer },
+        { cause },
+      );
+    await sleep(delay, req.signal);
+  };
   for (let attempt = 0; ; attempt++) {
     req.signal?.throwIfAborted();
     const left = policy.deadline === undefined ? policy.timeoutMs : policy.deadline - performance.now();
@@ -55,14 +65,11 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
         );
       // A connection closed before the answer (a keep-alive socket the server had just closed, a proxy restarting)
       // is tried again as a 5xx is: one such glitch must not stop a drain or a reindex of thousands of messages.
-      const delay = backoffDelay(attempt, policy);
-      if (attempt >= policy.maxRetries || performance.now() + delay >= (policy.deadline ?? Number.POSITIVE_INFINITY))
-        throw new EmbedderUnavailableError({ ...server, problem: "dropped", attempts: attempt + 1 }, { cause: err });
-      await sleep(delay, req.signal);
+      await retryDropped(attempt, false, err);
       continue;
     }
     if (res.status === 429 || res.status >= 500) {
-      const text = await safeText(res, signal, server);
+      const text = (await bodyText(res, timeout, server, policy, req.signal)) ?? "";
       const failure = { ...server, status: res.status, attempts: attempt + 1, ...detail(text, req.secret) };
       if (attempt >= policy.maxRetries) throw new EmbedderUnavailableError({ ...failure, problem: "kept-failing" });
       const asked = retryAfterMs(res.headers);
@@ -81,7 +88,12 @@ export async function postJson(req: PostRequest, policy: RetryPolicy): Promise<u
       await sleep(delay, req.signal);
       continue;
     }
-    const text = await safeText(res, signal, server);
+    const text = await bodyText(res, timeout, server, policy, req.signal);
+    // Closed mid-answer: what came is no answer, and the request is tried again as when closed before it.
+    if (text === undefined) {
+      await retryDropped(attempt, true);
+      continue;
+    }
     // The body of an auth failure may echo the key: it is never kept.
     if (res.status === 401 || res.status === 403) throw new EmbedderRejectedError({ ...server, status: res.status });
     if (!res.ok) throw new EmbedderRejectedError({ ...server, status: res.status, ...detail(text, req.secret) });
@@ -113,12 +125,27 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-async function safeText(res: Response, signal: AbortSignal, server: { label: string; url: string }): Promise<string> {
+/**
+ * The answer's body; undefined when the connection closed before its end. The request's timeout running out while
+ * it is read fails the call as a timeout; the caller's own abort, as an abort.
+ */
+async function bodyText(
+  res: Response,
+  timeout: AbortSignal,
+  server: { label: string; url: string },
+  policy: RetryPolicy,
+  outer?: AbortSignal,
+): Promise<string | undefined> {
   try {
     return await res.text();
   } catch (err) {
-    if (signal.aborted) throw new EmbedderUnavailableError({ ...server, problem: "cut-off" }, { cause: err });
-    return "";
+    outer?.throwIfAborted();
+    if (timeout.aborted)
+      throw new EmbedderUnavailableError(
+        { ...server, problem: "timeout", timeoutMs: policy.timeoutMs },
+        { cause: err },
+      );
+    return undefined;
   }
 }
 
