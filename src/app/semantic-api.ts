@@ -159,10 +159,15 @@ export class SemanticApi {
       await this.#scheduler.idle();
       // Nothing due: no drain (it would take the drain lock and open a write transaction for nothing).
       const { db } = this.ctx;
-      if (dueCount(db, this.ctx.now()) > 0 || hasPendingDeletes(db))
+      if (dueCount(db, this.ctx.now()) > 0 || hasPendingDeletes(db)) {
         // A search reads what is indexed: a drain that cannot write (a full disk) leaves the rest queued, and the
         // result names the messages not indexed yet (a damaged table fails the search itself, below).
-        await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT }).catch(() => {});
+        const r = await drainQueue(this.index, { maxMessages: SEARCH_DRAIN_LIMIT }).catch(() => undefined);
+        // The drainer a CLI writer started leaves when it finds this search holding the lock: what the search left
+        // (past SEARCH_DRAIN_LIMIT) is handed to a new one, or it would wait for the next write.
+        if (this.mode === "detached" && r && !r.busy && !r.error && dueCount(db, this.ctx.now()) > 0)
+          this.scheduleDrain();
+      }
     }
     const embedder = await this.index.embedder();
     const status = await this.index.status(session);

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { okBody } from "../fixture/fake-embeddings.ts";
+import { openMemory } from "../../src/app/open-memory.ts";
 import { progressBar } from "../../src/cli/progress.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { queueSize, recentIds, vectorIds } from "../fixture/semantic-home.ts";
@@ -191,3 +192,19 @@ test("memvoy reindex while another runs says it waits; Ctrl-C then says nothing 
     release();
   }
 });
+
+test("a semantic search that embeds only part of a large queue leaves a background drain for the rest", async () => {
+  const home = tempHome();
+  // Written with no drain, as when the drainer a writer started found a search holding the lock and left.
+  const api = openMemory({ home, env: {}, drain: "off" });
+  api.add(
+    "bulk",
+    Array.from({ length: 6_000 }, (_, i) => ({ role: "user" as const, content: `queued note ${i} about kettles` })),
+  );
+  api.close();
+  const r = await cli(["search", "kettles", "--match", "semantic", "--json"], { home });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).notIndexed).toBeGreaterThan(0);
+  await waitFor(async () => queueSize(home) === 0, 30_000, "the drain the search left");
+  expect(await vectorIds(home)).toEqual(recentIds(home));
+}, 90_000);
