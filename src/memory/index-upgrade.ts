@@ -54,16 +54,20 @@ export function indexUpgradeState(ctx: MemoryContext): IndexUpgradeState {
 }
 
 export async function upgradeIndex(ctx: MemoryContext, options: IndexUpgradeOptions = {}): Promise<IndexUpgradeResult> {
-  const totals = STEPS.map((s) => s.state(ctx.db).total);
+  const states = STEPS.map((s) => s.state(ctx.db));
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   // Each step goes over the messages: the upgrade's count is the most messages one step went through.
   let result: IndexUpgradeResult = { done: true, copied: 0, longestStepMs: 0, ms: 0 };
   for (const [i, step] of STEPS.entries()) {
-    const before = totals.slice(0, i).reduce((a, b) => a + b, 0);
-    const after = totals.slice(i + 1).reduce((a, b) => a + b, 0);
+    const before = sum(states.slice(0, i).map((s) => s.total));
+    // A later step may be done already (or part done): its share counts as done, as indexUpgradeState counts it.
+    const later = states.slice(i + 1);
+    const laterDone = sum(later.map((s) => s.copied));
+    const laterTotal = sum(later.map((s) => s.total));
     const r = await step.run(ctx.db, {
       waitForWriters: () => homeLockFree(ctx),
       ...options,
-      progress: (done, total) => options.progress?.(before + done, before + total + after),
+      progress: (done, total) => options.progress?.(before + done + laterDone, before + total + laterTotal),
     });
     result = {
       done: r.done,

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { sessionToken } from "../../src/storage/sqlite/fts-upgrade.ts";
-import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot } from "../fixture/home.ts";
 import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
 import { toOldIndex } from "../fixture/old-schema.ts";
 
@@ -138,4 +138,43 @@ describe("keyword index upgrade (session column)", () => {
     const again = await cli(["doctor", "--migrate"], { home });
     expect(again.stdout).toContain("keyword index: up to date");
   }, 60_000);
+
+  test("the upgrade's progress counts the steps done before it, and the bar counts the archive's messages", async () => {
+    const { home } = openTemp();
+    fill(home, 20);
+    toOldIndex(home); // the keyword step is to do again, the five after it stay done
+    const { api } = openTemp({ home, now: () => NOW });
+    const seen: [number, number][] = [];
+    try {
+      const state = api.indexUpgrade();
+      expect(state.copied / state.total).toBeGreaterThan(0.8);
+      await api.upgradeIndex({ batch: 10, pauseMs: 0, progress: (d, t) => seen.push([d, t]) });
+    } finally {
+      api.close();
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    for (const [d, t] of seen) expect(d / t).toBeGreaterThan(0.8);
+    expect(seen.at(-1)![0]).toBe(seen.at(-1)![1]);
+  }, 60_000);
+
+  test.skipIf(!Bun.which("script"))(
+    "doctor --migrate on a terminal: a bar of the archive's messages that ends full",
+    async () => {
+      const { home } = openTemp();
+      fill(home, 20);
+      toOldIndex(home);
+      const command = ["bun", join(repoRoot, "src/index.ts"), "--home", home, "doctor", "--migrate"]
+        .map((a) => `'${a}'`)
+        .join(" ");
+      const out = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" }).stdout;
+      const bars = [...out.toString().matchAll(/\[([#.]+)\] (\d+)\/(\d+) messages/g)];
+      expect(bars.length).toBeGreaterThan(0);
+      for (const b of bars) expect(b[3]).toBe("60");
+      const last = bars.at(-1)!;
+      expect(last[2]).toBe("60");
+      expect(last[1]).not.toContain(".");
+      expect(out.toString()).toContain("keyword index: upgraded (60 messages");
+    },
+    60_000,
+  );
 });

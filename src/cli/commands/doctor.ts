@@ -266,8 +266,14 @@ async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
     const earlier = before.copied > 0 ? ` (${upgradeDone(before)}% done earlier)` : "";
     say(`keyword index: upgrading ${before.messages} messages${earlier}`);
   }
+  // The upgrade goes over the messages once per step: the bar shows its share of the whole in messages, as said above.
+  const inMessages = (done: number, total: number) => Math.round((done / Math.max(1, total)) * before.messages);
   const r = await withInterrupt((signal) =>
-    api.upgradeIndex({ signal, progress: (done, total) => bar?.update(done, total) }),
+    api.upgradeIndex({
+      signal,
+      progress: (done, total) =>
+        bar?.update(inMessages(done, total), before.messages, inMessages(before.copied, before.total)),
+    }),
   );
   bar?.done();
   if (!json)
