@@ -63,8 +63,8 @@ export async function dropHomeSummaries(
 }
 
 /**
- * The token usage rows the home removed since its last finished run (rm deletes a session's rows, and a session of
- * the same name made again keeps the target's session): those of the target up to `upTo` (the highest id the home
+ * The token usage rows the home removed since its last finished run (an older memvoy's rm deleted a session's rows;
+ * rm now keeps them under no session, which the copy then writes over the target's): those of the target up to `upTo` (the highest id the home
  * held then; hosts' rows are above it) that the home no longer holds. A run of an older memvoy saved no `upTo`:
  * then the rows from before that run (`copiedAt`) are the home's.
  */

@@ -18,7 +18,7 @@ import {
   type PendingSessionDeletion,
 } from "../storage/sqlite/pending-removals-repo.ts";
 import { deleteSummaryRun } from "../storage/sqlite/summary-runs-repo.ts";
-import { deleteSessionUsage } from "../storage/sqlite/usage-repo.ts";
+import { unlinkSessionUsage } from "../storage/sqlite/usage-repo.ts";
 import { UNDER_HOME_LOCK, rollForward } from "./crash-recovery.ts";
 import { removeStaleTempFiles } from "../shared/stale-temp-files.ts";
 import { withHomeLock } from "./home-lock.ts";
@@ -210,9 +210,10 @@ function purgeText(ctx: MemoryContext): void {
 
 /**
  * The summary's bookkeeping (last run, exact position) goes with the summary. Token usage rows are an
- * account of calls that were made: reset --all keeps them, rm (everything of the session) deletes them.
+ * account of calls that were made: reset --all keeps them, rm keeps them without the session's name, so that
+ * today's tokens and the daily budget still count them and a new session of that name starts with none.
  */
 function forgetSummaryRows(ctx: MemoryContext, session: string, usageToo = false): void {
   deleteSummaryRun(ctx.db, session);
-  if (usageToo) deleteSessionUsage(ctx.db, session);
+  if (usageToo) unlinkSessionUsage(ctx.db, session);
 }

@@ -333,6 +333,20 @@ describe("summaries on a shared archive", () => {
       expect((await hostA.dailyBudget()).usedToday).toBe(fake.inputTokens + fake.outputTokens);
     }, 120_000);
 
+  test("rm of a summarized session keeps its calls in today's tokens, under no session", async () => {
+    fake.reset();
+    fake.respond((req) => answer(req));
+    const { homes, open } = await hosts("rm_keeps_usage", 1);
+    const host = await open(homes[0]!);
+    await host.add("paid", exchanges("kappa", 2));
+    expect((await host.summarize("paid")).sessions[0]!.outcome).toBe("ok");
+    const spent = fake.inputTokens + fake.outputTokens;
+    await host.remove("paid");
+    expect((await host.dailyBudget()).usedToday).toBe(spent);
+    await host.add("paid", { role: "user", content: "a new session that reuses the name" });
+    expect((await host.summary("paid")).usage).toEqual([]);
+  }, 120_000);
+
   test("two daemons: one summarizes a session at a time; killed mid-call, the other takes the job after the lease runs out", async () => {
     fake.reset();
     // The first summary call hangs (the holder is killed while it is in flight); later ones answer.

@@ -47,6 +47,33 @@ describe("daily token budget", () => {
     expect(text.stdout).toContain("budget spent");
   });
 
+  test("rm of a summarized session keeps its calls in today's tokens: the budget is not given back", async () => {
+    const home = tempHome();
+    writeFileSync(join(home, "config.toml"), "[summary]\ndaily_token_budget = 1\n");
+    const env = { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url };
+    fake.reset();
+    fake.respond(() => summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+    for (const s of ["r1", "r2"]) {
+      const jsonl = '{"role":"user","content":"which database?"}\n{"role":"assistant","content":"Postgres."}\n';
+      expect((await cli(["add", s], { home, stdin: jsonl })).code).toBe(0);
+    }
+    expect((await cli(["summarize", "r1"], { home, env })).code).toBe(0);
+    expect(fake.calls).toBe(1);
+    const spent = fake.inputTokens + fake.outputTokens;
+    expect((await cli(["rm", "r1"], { home })).code).toBe(0);
+    const u = JSON.parse((await cli(["usage", "--json"], { home })).stdout);
+    expect(u.budget).toMatchObject({ usedToday: spent, spent: true });
+    expect(u.rows).toHaveLength(1);
+    expect(u.rows[0]).toMatchObject({ calls: 1 });
+    expect(u.rows[0].session).toBeUndefined();
+    const again = await cli(["summarize", "r2"], { home, env });
+    expect(again.stdout + again.stderr).toContain("daily token budget is spent");
+    expect(fake.calls).toBe(1);
+    // A new session of the removed one's name starts with no usage of its own.
+    expect((await cli(["add", "r1", "--role", "user", "--content", "again"], { home })).code).toBe(0);
+    expect(JSON.parse((await cli(["summary", "r1", "--json"], { home })).stdout).usage).toEqual([]);
+  });
+
   test("two processes summarizing at once still make one call with a budget of one call", async () => {
     const home = tempHome();
     writeFileSync(join(home, "config.toml"), "[summary]\ndaily_token_budget = 1\n");

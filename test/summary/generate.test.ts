@@ -477,7 +477,7 @@ test("a session holding only questions and no summary is not due again until a m
   expect(s.fake.calls).toBe(1);
 });
 
-test("reset --all forgets the run and position but keeps token usage; rm removes both", async () => {
+test("reset --all forgets the run and position but keeps token usage; rm forgets both for a new session of the name", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 1);
   addExchanges(s.api, "s2", 1);

@@ -88,8 +88,10 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
 
   async removeSession(session: string): Promise<void> {
     await this.sql.begin(async (tx) => {
-      for (const table of ["message_meta", "session_summaries", "summary_runs", "llm_usage", "job_leases"])
+      for (const table of ["message_meta", "session_summaries", "summary_runs", "job_leases"])
         await tx.unsafe(`DELETE FROM ${table} WHERE session_id = $1`, [session]);
+      // The calls were made: the daily budget still counts them, under no session.
+      await tx.unsafe("UPDATE llm_usage SET session_id = NULL WHERE session_id = $1", [session]);
       await tx.unsafe("DELETE FROM sessions WHERE id = $1", [session]);
       // Other hosts' caches of it go with their next listing (removed-cache.ts), also when no message was left.
       await tx.unsafe("INSERT INTO embed_state (key, value) VALUES ($1, '1') ON CONFLICT (key) DO NOTHING", [

@@ -48,6 +48,7 @@ export function sessionUsageTotals(db: Database, session: string, since?: bigint
   }));
 }
 
-export function deleteSessionUsage(db: Database, session: string): number {
-  return db.prepare("DELETE FROM llm_usage WHERE session_id = ?").run(session).changes;
+/** The session's usage rows stay (the calls were made and paid for: the daily budget counts them), no longer naming it. */
+export function unlinkSessionUsage(db: Database, session: string): number {
+  return db.prepare("UPDATE llm_usage SET session_id = NULL WHERE session_id = ?").run(session).changes;
 }
