@@ -9,6 +9,7 @@ Usage: memvoy usage [--days N] [--json]
 
 LLM token usage recorded by this home (every call: summaries, noise pruning, the relevance filter),
 by UTC day, model and session, newest day first; and today's total against [summary] daily_token_budget.
+The calls of a session since removed (memvoy rm) stay counted, under session "-".
 
   --days N   how many days back, today included (default 30, at most 36500)
 
