@@ -285,6 +285,27 @@ test("config check and doctor name a MEMVOY_* variable memvoy does not read, wit
   expect((await cli(["doctor"], { home, env: known })).code).toBe(0);
 });
 
+test("doctor names a cron pattern the daemon refuses, from config.toml or the environment, instead of all good", async () => {
+  const home = tempHome();
+  writeFileSync(join(home, "config.toml"), '[summary]\ncron = "*/61 * * * *"\n');
+  expect((await cli(["add", "s", "--role", "user", "--content", "x"], { home })).code).toBe(0);
+  const env = { MEMVOY_DAEMON_SWEEP_CRON: "0 0 30 2 *" };
+  const r = await cli(["doctor", "--json"], { home, env });
+  expect(r.code).toBe(1);
+  const report = JSON.parse(r.stdout);
+  expect(report.ok).toBe(false);
+  const problems = report.findings.map((f: { problem: string }) => f.problem);
+  expect(problems).toHaveLength(2);
+  expect(problems[0]).toStartWith('summary.cron: invalid cron pattern "*/61 * * * *": ');
+  expect(problems[1]).toStartWith('daemon.sweep_cron (MEMVOY_DAEMON_SWEEP_CRON): invalid cron pattern "0 0 30 2 *": ');
+  for (const p of problems) expect(p).toContain("memvoy --daemon refuses to start until it is fixed");
+  const text = await cli(["doctor"], { home });
+  expect(text.code).toBe(1);
+  expect(text.stdout).not.toContain("all good");
+  writeFileSync(join(home, "config.toml"), '[summary]\ncron = "*/15 * * * *"\n');
+  expect((await cli(["doctor"], { home })).stdout).toContain("all good");
+});
+
 test("embedder.base_url that is no http(s) URL is refused by config check and at load, as the embedder would", async () => {
   for (const bad of ["not a url", "ftp://x", " "]) {
     const file = configFile(`[embedder]\nprovider = "ollama"\nbase_url = ${JSON.stringify(bad)}\n`);

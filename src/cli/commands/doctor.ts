@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import type { HomeMemory } from "../../app/memory-api.ts";
 import { holdsHome } from "../../app/open-memory.ts";
 import { homePaths, resolveHome } from "../../config/home.ts";
-import { ignoredVariables } from "../../app/config-info.ts";
+import { ignoredVariables, inspectConfig } from "../../app/config-info.ts";
 import { sharedArchiveUrl } from "../../app/shared/open-shared.ts";
 import { sharedDoctor, type SharedDoctorReport } from "../../app/shared/shared-doctor.ts";
 import { bool, str, type Parsed } from "../args.ts";
@@ -49,7 +49,9 @@ too, and --repair makes them private again (0600 / 0700). Every vector table
 data file gone, a manifest cut short) is named, and memvoy reindex rebuilds it
 from the archive. So is a message-vector table an earlier memvoy made whose
 vector index is built: removed messages' vectors stay in its files, and memvoy
-reindex rebuilds it with stable row ids.
+reindex rebuilds it with stable row ids. A MEMVOY_* variable memvoy does not
+read (a misspelling) and a cron pattern the daemon refuses ([summary] cron,
+[daemon] sweep_cron or maintenance_cron, [import] cron) are named too.
 
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then
@@ -96,7 +98,8 @@ export function run(argv: readonly string[]): Promise<number> {
       // does a check of a folder with a config.toml (made for this host's caches).
       const changes = bool(p, "repair") || bool(p, "migrate") || existsSync(paths.config);
       const r = await sharedDoctor({ home, repair: bool(p, "repair"), migrate: bool(p, "migrate") });
-      return check(r, bool(p, "json"), undefined, bool(p, "repair"), changes ? undefined : absent);
+      const config = await configFindings(home);
+      return check(r, bool(p, "json"), undefined, bool(p, "repair"), changes ? undefined : absent, config);
     }
     // A home that does not exist is checked as an empty one and left uncreated: it has nothing to repair or upgrade.
     try {
@@ -106,7 +109,7 @@ export function run(argv: readonly string[]): Promise<number> {
         const report = api.doctor({ repair: bool(p, "repair") });
         const vectors = await api.vectorFindings();
         const all = vectors.length > 0 ? { ...report, findings: [...report.findings, ...vectors], ok: false } : report;
-        return check(all, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"), absent);
+        return check(all, bool(p, "json"), api.indexUpgrade(), bool(p, "repair"), absent, await configFindings(home));
       });
     } catch (err) {
       if (!(err instanceof BrokenDatabaseError)) throw err;
@@ -125,8 +128,10 @@ function check(
   repaired = false,
   /** The home is not there: what is at its path ("does not exist", "holds no memvoy home"). */
   absent?: string,
+  /** What is wrong with the settings (configFindings). */
+  config: DoctorReport["findings"] = [],
 ): number {
-  const r = withIgnoredVariables(report);
+  const r = withConfigFindings(report, config);
   // The upgrade is not a problem: searches use the current index until it is complete.
   const index = upgrade && { upgraded: upgrade.done, percentDone: upgradeDone(upgrade) };
   if (json) printJson(index ? { ...r, keywordIndex: index } : r);
@@ -155,10 +160,31 @@ function check(
   return r.ok ? 0 : 1;
 }
 
-/** A misspelled MEMVOY_* name (MEMVOY_HOEM) leaves its setting unused, the home checked here included. */
-function withIgnoredVariables<R extends DoctorReport | SharedDoctorReport>(r: R): R {
+/**
+ * What is wrong with the settings, though every command loads them: a misspelled MEMVOY_* name (MEMVOY_HOEM)
+ * leaves its setting unused, the home checked here included; a cron pattern croner refuses (config check's
+ * test) stops the daemon from starting.
+ */
+async function configFindings(home: string | undefined): Promise<DoctorReport["findings"]> {
   const env: DoctorReport["findings"] = ignoredVariables().map((problem) => ({ problem, manual: true }));
-  return env.length > 0 ? { ...r, findings: [...env, ...r.findings], ok: false } : r;
+  // croner is loaded here only, as config check loads it: commands keep it out of their static imports.
+  const { cronKeys, cronPatternError } = await import("../../daemon/cron-patterns.ts");
+  const cron = cronKeys(inspectConfig(home).config).flatMap((k) => {
+    const reason = cronPatternError(k.pattern);
+    if (reason === undefined) return [];
+    const key = process.env[k.env] !== undefined ? `${k.key} (${k.env})` : k.key;
+    return [
+      {
+        problem: `${key}: invalid cron pattern ${JSON.stringify(k.pattern)}: ${reason}; memvoy --daemon refuses to start until it is fixed (memvoy config check)`,
+        manual: true as const,
+      },
+    ];
+  });
+  return [...env, ...cron];
+}
+
+function withConfigFindings<R extends DoctorReport | SharedDoctorReport>(r: R, config: DoctorReport["findings"]): R {
+  return config.length > 0 ? { ...r, findings: [...config, ...r.findings], ok: false } : r;
 }
 
 function sharedLines(r: SharedDoctorReport): string[] {
