@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { sessionToken } from "../../src/storage/sqlite/fts-upgrade.ts";
-import { cli, openTemp, removeTempHomes, repoRoot } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, waitFor } from "../fixture/home.ts";
+import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { upgradeUntilKilled } from "../fixture/killed-upgrade.ts";
 import { toOldIndex } from "../fixture/old-schema.ts";
 
@@ -37,6 +38,44 @@ const searchIds = async (home: string, query: string, session?: string) => {
     api.close();
   }
 };
+
+/**
+ * Run `doctor --migrate --json` on an old-index copy of `home` and send Ctrl-C while the keyword step is under way:
+ * once its cursor has moved, the home's writer lock is taken here, so the upgrade waits before its next step and
+ * Ctrl-C finds it there. A run that finished its step before the lock was taken (a busy machine) is tried again.
+ */
+async function stopMigrateMidway(home: string): Promise<{ code: number; stdout: string }> {
+  const lockPath = join(home, ".store", "write.lock");
+  for (let attempt = 0; attempt < 5; attempt++) {
+    toOldIndex(home);
+    const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "doctor", "--migrate", "--json"], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const cursor = () => {
+      const db = new Database(join(home, ".store", "history.db"), { readonly: true });
+      try {
+        const r = db.query("SELECT cursor FROM fts_upgrade").get() as { cursor: number } | null;
+        return Number(r?.cursor ?? 0);
+      } catch {
+        return 0; // not made yet, or dropped at the end
+      } finally {
+        db.close();
+      }
+    };
+    let release: (() => void) | undefined;
+    try {
+      await waitFor(() => cursor() > 0 || proc.exitCode !== null, 60_000, "the upgrade's first step");
+      release = tryLockFile(lockPath);
+      if (release && cursor() > 0) proc.kill("SIGINT");
+    } finally {
+      release?.();
+    }
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    if (code === 130) return { code, stdout };
+  }
+  throw new Error("the upgrade finished before Ctrl-C every time");
+}
 
 describe("keyword index upgrade (session column)", () => {
   test("a new home starts with the session column", () => {
@@ -156,6 +195,31 @@ describe("keyword index upgrade (session column)", () => {
     for (const [d, t] of seen) expect(d / t).toBeGreaterThan(0.8);
     expect(seen.at(-1)![0]).toBe(seen.at(-1)![1]);
   }, 60_000);
+
+  test("doctor --migrate --json stopped by Ctrl-C prints how far it got (exit 130), and a second run completes", async () => {
+    const { home, api } = openTemp({ now: () => NOW, env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" } });
+    try {
+      for (let b = 0; b < 40; b++)
+        api.add(
+          `s${b % 4}`,
+          Array.from({ length: 500 }, (_, i) => ({
+            role: "user" as const,
+            content: `note ${b}-${i}: ${TOPICS[i % TOPICS.length]}`,
+            sendAt: NOW - BigInt(100_000 - b * 500 - i) * 1_000_000_000n,
+          })),
+        );
+    } finally {
+      api.close();
+    }
+    const stopped = await stopMigrateMidway(home);
+    expect(stopped.code).toBe(130);
+    const doc = JSON.parse(stopped.stdout);
+    expect(doc).toMatchObject({ interrupted: true, keywordIndex: { upgraded: false } });
+    expect(doc.keywordIndex.percentDone).toBeLessThan(100);
+    const again = await cli(["doctor", "--migrate", "--json"], { home });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).keywordIndex).toEqual({ upgraded: true, percentDone: 100 });
+  }, 300_000);
 
   test.skipIf(!Bun.which("script"))(
     "doctor --migrate on a terminal: a bar of the archive's messages that ends full",

@@ -121,7 +121,7 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
   ).join("\n");
   expect((await cli(["add", "s"], { home, stdin: jsonl, env })).code).toBe(0);
 
-  const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "reindex"], {
+  const proc = Bun.spawn(["bun", join(repoRoot, "src/index.ts"), "--home", home, "reindex", "--json"], {
     cwd: tmpdir(),
     env: { PATH: process.env.PATH!, HOME: tmpdir(), TZ: "UTC", ...env },
     stdout: "pipe",
@@ -129,9 +129,15 @@ test("reindex: Ctrl-C stops it (exit 130), running it again resumes and complete
   });
   await waitFor(() => requests >= 6, 30_000, "the first request of the second batch");
   proc.kill("SIGINT");
-  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   expect(code).toBe(130);
   expect(stderr).toContain("interrupted; run memvoy reindex again to resume");
+  // --json still prints its one document.
+  expect(JSON.parse(stdout)).toEqual({ interrupted: true, waited: false });
   release();
   expect((await vectorIds(home, "openai:m:8")).length).toBe(8);
 

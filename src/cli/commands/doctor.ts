@@ -302,6 +302,9 @@ async function migrate(api: HomeMemory, json: boolean): Promise<boolean> {
     }),
   );
   bar?.done();
+  // Stopped, --json still prints its one document: how far the upgrade got (the check is not run).
+  if (json && !r.done)
+    printJson({ keywordIndex: { upgraded: false, percentDone: upgradeDone(api.indexUpgrade()) }, interrupted: true });
   if (!json)
     say(
       r.done

@@ -138,6 +138,8 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
   } catch (err) {
     bar?.done();
     if (signal.aborted) {
+      // --json prints its one document also when stopped.
+      if (json) printJson({ interrupted: true, waited: waiting });
       if (!quiet)
         process.stderr.write(
           waiting
