@@ -21,6 +21,10 @@ export function postgresReason(err: unknown): string | undefined {
     return `${text}: a connection pooler in transaction mode (PgBouncer before 1.21, or with max_prepared_statements = 0) mixes its clients' prepared statements; add ?prepare=false to the archive URL`;
   if (text === "query_wait_timeout")
     return "the connection pooler had no server connection free (query_wait_timeout): raise its pool size (default_pool_size); a memvoy command holding a session lock uses two at once";
+  // The client's words when every attempt until its connection timeout failed: a host that drops the packets (a
+  // firewall, an address nothing answers at) as much as a port whose service hangs up, neither "closed" by a server.
+  if (code === "ERR_POSTGRES_CONNECTION_FAILED" && /closed before the connection was established/i.test(text))
+    return "no connection could be made (nothing answered until the client gave up, or whatever listens at the port hung up at once): check the host and port, and that no firewall drops the connection";
   return PG_CONNECTION_REASONS[code] ?? (text || code);
 }
 

@@ -138,6 +138,25 @@ test("behind a connection pooler in transaction mode: a prepared statement clash
   );
 });
 
+test("a host that never lets a connection through is named as such, not as a connection a server closed", () => {
+  // What Bun.sql throws when each attempt failed until its connection timeout: seen for an address that drops the
+  // packets (10.255.255.1) and for a port whose listener hangs up at once.
+  const failed = Object.assign(new Error("Connection closed before the connection was established"), {
+    name: "PostgresError",
+    code: "ERR_POSTGRES_CONNECTION_FAILED",
+  });
+  const text = describeError(failed);
+  expect(text).not.toContain("Connection closed before");
+  expect(text).toContain("no connection could be made");
+  expect(text).toContain("check the host and port, and that no firewall drops the connection");
+  // Another failure of that code keeps the client's own words.
+  const other = Object.assign(new Error("TLS handshake failed"), {
+    name: "PostgresError",
+    code: "ERR_POSTGRES_CONNECTION_FAILED",
+  });
+  expect(describeError(other)).toContain("TLS handshake failed");
+});
+
 test("a host name that does not resolve is named as such, not as a refused connection", async () => {
   const url = `postgres://memvoy:${SECRET}@db-host-typo.invalid:5432/mem`;
   const r = await cli(["sessions"], { home: sharedHome(), env: { ...S3_KEYS, MEMVOY_ARCHIVE_URL: url } });
