@@ -10,6 +10,7 @@ import { loadConfigCached } from "../config/load-cached.ts";
 import type { Config } from "../config/schema.ts";
 import { DatabaseNotWritableError, openDatabase } from "../storage/sqlite/open-database.ts";
 import { HomeMemory } from "./memory-api.ts";
+import { refuseEmptiedArchive } from "./emptied-archive.ts";
 import { NotInSharedModeError } from "./shared/shared-mode-errors.ts";
 import { hasPendingRemovals } from "../storage/sqlite/pending-removals-repo.ts";
 import type { Embedder } from "../embed/embedder.ts";
@@ -68,6 +69,7 @@ export function openMemory(options: OpenOptions = {}): HomeMemory {
   if (options.create !== false) makeHomeFolder(paths.home);
   inHome(paths.sessions, () => ensureOwnDir(paths.sessions, MOVE_IN_PLACE));
   if (options.create !== false) inHome(paths.store, () => ensureDir(paths.store));
+  refuseEmptiedArchive(paths);
   const db = openDatabase(paths.db, { shortLived: options.shortLived, create: options.create });
   const ctx = { paths, config, db, now: options.now ?? nowNs, env };
   // An rm-message a crash interrupted is finished now; the removal code loads only then.

@@ -114,6 +114,33 @@ for (const how of ["header", "truncate", "garble"] as const) {
   });
 }
 
+test("a history.db cut to 0 bytes is named by every command, not taken for a new archive; doctor --repair rebuilds it", async () => {
+  const home = await seededHome();
+  truncateSync(db(home), 0);
+  // Every command names it: an add does not start a new archive over it, so nothing only the archive held is lost unsaid.
+  for (const args of [["sessions"], ["add", "s2", "--role", "user", "--content", "x"], ["search", "deploy"]]) {
+    const r = await cli(args, { home });
+    expect({ args, code: r.code }).toEqual({ args, code: 1 });
+    expect(r.stderr).toContain(`${db(home)} is broken (empty: 0 bytes`);
+    expect(r.stderr).toContain("memvoy doctor");
+  }
+  expect(statSync(db(home)).size).toBe(0);
+  const check = await cli(["doctor", "--json"], { home });
+  expect(check.code).toBe(1);
+  const plan = JSON.parse(check.stdout).broken;
+  expect(plan.problem).toContain("empty: 0 bytes");
+  expect(plan.fromHistoryFiles).toBeGreaterThan(0);
+  const fixed = await cli(["doctor", "--repair", "--yes"], { home });
+  expect(fixed.code).toBe(0);
+  expect(fixed.stdout).toContain("rebuilt the archive with");
+  expect((await cli(["add", "s2", "--role", "user", "--content", "after the rebuild"], { home })).code).toBe(0);
+  // A new home's archive is empty only while it is made: the first command on an empty home still works.
+  const fresh = tempHome();
+  mkdirSync(join(fresh, ".store"), { recursive: true });
+  writeFileSync(db(fresh), "");
+  expect((await cli(["add", "s1", "--role", "user", "--content", "first"], { home: fresh })).code).toBe(0);
+});
+
 test("a header-only damage salvages nothing and says what is lost", async () => {
   const home = await seededHome();
   damage(home, "header");
