@@ -21,6 +21,7 @@ type Sink = Pick<NodeJS.WriteStream, "write">;
 export function progressBar(stream: Sink, width = 30, unit = "messages", clock = () => performance.now()) {
   const started = clock();
   let last = Number.NEGATIVE_INFINITY;
+  let ended = false;
   const draw = (done: number, total: number, skipped: number) => {
     const secs = (clock() - started) / 1000;
     const rate = secs > 0 ? Math.round(Math.max(0, done - skipped) / secs) : 0;
@@ -34,7 +35,10 @@ export function progressBar(stream: Sink, width = 30, unit = "messages", clock =
       last = now;
       draw(done, total, skipped);
     },
+    /** End the bar's line (once: a second call writes nothing). */
     done(): void {
+      if (ended) return;
+      ended = true;
       stream.write("\n");
     },
   };

@@ -4,9 +4,10 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
-import { okBody } from "../fixture/fake-embeddings.ts";
+import { cli, openTemp, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
+import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { openMemory } from "../../src/app/open-memory.ts";
+import { ANN_MIN_ROWS } from "../../src/storage/lance/vector-table.ts";
 import { progressBar } from "../../src/cli/progress.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { queueSize, recentIds, vectorIds } from "../fixture/semantic-home.ts";
@@ -214,3 +215,28 @@ test("a semantic search that embeds only part of a large queue leaves a backgrou
   await waitFor(async () => queueSize(home) === 0, 30_000, "the drain the search left");
   expect(await vectorIds(home)).toEqual(recentIds(home));
 }, 90_000);
+
+test("reindex says when it builds the vector index, which follows a full progress bar and takes minutes on a large home", async () => {
+  const fake = startFakeEmbeddings([], { body: okBody(8) });
+  stops.push(fake.stop);
+  const home = tempHome();
+  writeFileSync(
+    join(home, "config.toml"),
+    `[embedder]\nprovider = "openai"\nbase_url = "${fake.url}"\nmodel = "m"\ndimensions = 8\nbatch_size = 256\n`,
+  );
+  const env = { OPENAI_API_KEY: "sk-fake" };
+  // As many recent messages as the index is built for (ANN_MIN_ROWS), stored without a drain.
+  const { api } = openTemp({ home, env, drain: "off" });
+  api.add(
+    "s",
+    Array.from(
+      { length: ANN_MIN_ROWS },
+      (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m ${i}` }) as const,
+    ),
+  );
+  api.close();
+  const r = await cli(["reindex"], { home, env });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain(`memvoy: building the vector index over ${ANN_MIN_ROWS.toLocaleString("en-US")} vectors;`);
+  expect(r.stdout).toBe(`openai:m:8: embedded ${ANN_MIN_ROWS} message(s)\n`);
+}, 120_000);

@@ -33,7 +33,7 @@ const REINDEX_TARGET = "reindex_target";
 const VECTORS_EMBEDDER = "vectors_embedder";
 
 export interface SharedReindexOptions
-  extends Pick<ReindexOptions, "signal" | "pendingOnly" | "onWait" | "onStart" | "onProgress"> {
+  extends Pick<ReindexOptions, "signal" | "pendingOnly" | "onWait" | "onStart" | "onProgress" | "onIndexBuild"> {
   /** How long a rebuild waits for the drain lease another process holds (default 30 s; --pending: not at all). */
   waitMs?: number;
 }
@@ -303,7 +303,7 @@ export class SharedVectors {
           await store.drop(t.embedderId);
           if (!report.dropped.includes(t.embedderId)) report.dropped.push(t.embedderId);
         }
-        await (await this.table(true))!.maintain();
+        await (await this.table(true))!.maintain({ onIndexBuild: o.onIndexBuild });
         await this.archive.setMeta(VECTORS_EMBEDDER, embedder.id);
         await this.archive.setMeta(REINDEX_TARGET, undefined);
       }

@@ -31,6 +31,13 @@ runs at a time across every host: a second one waits for it as on one home.
   --quiet     print nothing (used for the background drain after memvoy add)
 `;
 
+/**
+ * Said before the vector index is built: over a million vectors that takes many minutes, after a full progress bar,
+ * and a first Ctrl-C cannot cut it short.
+ */
+const INDEX_BUILD_NOTE = (rows: number) =>
+  `memvoy: building the vector index over ${rows.toLocaleString("en-US")} vectors; this takes minutes on a large home (semantic search works meanwhile, more slowly; Ctrl-C twice stops it, and the next reindex or the daemon's maintenance builds it)`;
+
 /** The background drain after `memvoy add` waits this long for more writes before exiting. */
 const BACKGROUND_LINGER_MS = 1500;
 
@@ -100,6 +107,10 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         bar?.update(0, total);
       },
       onProgress: (done, remaining) => bar?.update(done, Math.max(total, done + remaining)),
+      onIndexBuild: (rows) => {
+        bar?.done();
+        if (!quiet && !json) process.stderr.write(`${INDEX_BUILD_NOTE(rows)}\n`);
+      },
     });
     bar?.done();
     if (json)

@@ -59,6 +59,8 @@ export interface DrainOptions {
   maxMessages?: number;
   /** Keep the lock and watch the queue this long after it empties (absorbs a burst of writes). */
   lingerMs?: number;
+  /** Called before the vector index is built over `rows` vectors: minutes on a large table, past `signal`'s reach. */
+  onIndexBuild?: (rows: number) => void;
 }
 
 export interface DrainReport {
@@ -189,7 +191,8 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
     if (!index.closed) report.deletesApplied += await applyDeletes(index, store);
     if (table && report.embedded > 0 && !index.closed) {
       const started = performance.now();
-      if (await table.ensureIndex()) report.indexBuildMs = Math.round(performance.now() - started);
+      if (await table.ensureIndex(undefined, options.onIndexBuild))
+        report.indexBuildMs = Math.round(performance.now() - started);
       // Searches read the kept background: re-sample it here, off their path, once the table outgrew it.
       await refreshBackground(ctx, table, embedder, { onlyIfKept: true }).catch(() => {});
     }

@@ -31,6 +31,8 @@ export interface ReindexOptions {
   onWait?: (holder?: string) => void;
   onStart?: (total: number, resumed: boolean) => void;
   onProgress?: (done: number, remaining: number) => void;
+  /** See DrainOptions.onIndexBuild. */
+  onIndexBuild?: (rows: number) => void;
 }
 
 export interface ReindexReport extends DrainReport {
@@ -109,6 +111,7 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
     signal: o.signal,
     wait: !o.pendingOnly,
     onProgress: o.onProgress,
+    onIndexBuild: o.onIndexBuild,
     lingerMs: o.lingerMs,
   });
   const dropped: string[] = [];
@@ -140,7 +143,7 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
       }
       index.forgetTables();
       const table = await index.table(true);
-      await table!.maintain();
+      await table!.maintain({ onIndexBuild: o.onIndexBuild });
       // The rebuilt table's own sample, whatever its size: the kept one may come from the vectors just replaced.
       await refreshBackground(index.ctx, table!, embedder, { force: true });
       withWriteLock(db, () => setEmbedState(db, TARGET, undefined));

@@ -316,8 +316,10 @@ export class VectorTable implements MessageVectorTable {
   }
 
   /** Build the HNSW index when the table has reached `minRows` and has none yet; true when built now. */
-  async ensureIndex(minRows = ANN_MIN_ROWS): Promise<boolean> {
-    if ((await this.t.countRows()) < minRows || (await this.hasIndex())) return false;
+  async ensureIndex(minRows = ANN_MIN_ROWS, onBuild?: (rows: number) => void): Promise<boolean> {
+    const rows = await this.t.countRows();
+    if (rows < minRows || (await this.hasIndex())) return false;
+    onBuild?.(rows);
     const { lancedb } = await loadLanceDb();
     await this.t.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
     this.committed();
@@ -325,9 +327,11 @@ export class VectorTable implements MessageVectorTable {
   }
 
   /** Full upkeep: compaction, then the index when large enough. */
-  async maintain(options: { annMinRows?: number } = {}): Promise<{ indexed: boolean; rows: number }> {
+  async maintain(
+    options: { annMinRows?: number; onIndexBuild?: (rows: number) => void } = {},
+  ): Promise<{ indexed: boolean; rows: number }> {
     await this.compact();
-    await this.ensureIndex(options.annMinRows);
+    await this.ensureIndex(options.annMinRows, options.onIndexBuild);
     return { indexed: await this.hasIndex(), rows: await this.t.countRows() };
   }
 

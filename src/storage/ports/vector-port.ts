@@ -72,8 +72,12 @@ export interface MessageVectorTable {
   rowsWithText(): Promise<number>;
   dropText(): Promise<void>;
   hasIndex(): Promise<boolean>;
-  ensureIndex(minRows?: number): Promise<boolean>;
-  maintain(options?: { annMinRows?: number }): Promise<{ indexed: boolean; rows: number }>;
+  /** `onBuild` is told the rows before a build starts (minutes on a large table, and it cannot be cut short). */
+  ensureIndex(minRows?: number, onBuild?: (rows: number) => void): Promise<boolean>;
+  maintain(options?: {
+    annMinRows?: number;
+    onIndexBuild?: (rows: number) => void;
+  }): Promise<{ indexed: boolean; rows: number }>;
   close(): void;
 }
 
