@@ -441,6 +441,18 @@ test("a summary.json that cannot be read at all (a folder) does not stop the oth
   expect(s.api.dueSessions()).toEqual(["s2"]);
 });
 
+test("a summary.json a fraction of a second past the clock is not taken for one dated ahead of it", async () => {
+  s = await setup();
+  addExchanges(s.api, "s1", 1);
+  const summary = s.home + "/sessions/s1/summary.json";
+  mkdirSync(summary);
+  // A file's time carries the fraction of the millisecond that Date.now() drops; a network file system's clock may
+  // run a little ahead.
+  const justNow = (Date.now() + 300) / 1000;
+  utimesSync(summary, justNow, justNow);
+  expect(s.api.dueSessions()).toEqual([]);
+});
+
 test("due sessions: no summary yet, history newer than summary, unfinished runs; never temp-", async () => {
   s = await setup();
   addExchanges(s.api, "s1", 1);

@@ -12,6 +12,9 @@ import type { MemoryContext } from "../memory-context.ts";
 import { sessionDirs } from "../session-admin.ts";
 import { readSummary } from "./summary-store.ts";
 
+/** How far past the clock a file's time must be to count as dated ahead of it. */
+const AHEAD_MS = 2_000;
+
 const UNFINISHED = new Set(["running", "failed", "partial", "aborted"]);
 /** Outcomes of a finished run that saved no summary because there was nothing to summarize yet. */
 const NOTHING_YET = new Set(["waiting", "up-to-date"]);
@@ -33,7 +36,9 @@ export function isDue(
     const quiet = last !== undefined && NOTHING_YET.has(last.outcome) && row !== undefined;
     return !(quiet && row.updatedAt < last.startedAt);
   }
-  const now = BigInt(Date.now()) * 1_000_000n;
+  // Ahead by more than a file system's clock tick: a file written this very millisecond can carry a time past
+  // Date.now(), which drops the fraction of its millisecond.
+  const now = BigInt(Date.now() + AHEAD_MS) * 1_000_000n;
   if ((history ?? 0n) > now || summary > now) {
     // A file dated ahead of the clock (touched with a future date, copied with the times of a machine running ahead)
     // makes the mtime gate say nothing: a history.json ahead stays newer than the summary.json of every run, a
