@@ -63,7 +63,7 @@ test("the config file names every wrong key", () => {
 
 test("wire input, error-memory input and summaries name every problem", () => {
   expect(() => toNewMessage({ role: "robot", content: 5, extra: 1 }, "stdin line 3")).toThrow(
-    /^stdin line 3: role: .+; content: .+; extra: unknown field$/,
+    /^stdin line 3: role must be user or assistant; content must be text; extra: unknown field$/,
   );
   expect(() => checkRecordInput({ tool: 5, error: "", bogus: 1 })).toThrow(
     /^error record: tool: .+; error: .+; bogus: unknown field$/,
