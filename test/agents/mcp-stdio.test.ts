@@ -23,7 +23,7 @@ test("4 concurrent stdio servers on one home, each adding 15 messages to one ses
               messages: [{ role: i % 2 ? "assistant" : "user", content: `server ${n} message ${i}` }],
             },
           });
-          expect(r.isError).toBeUndefined();
+          expect(r.isError, JSON.stringify(r.content)).toBeUndefined();
         }
       }),
     );
