@@ -1,19 +1,15 @@
 // A history.db cut to nothing (a crash, a full disk, a copy cut short) in a home that held an archive: SQLite would
 // take the empty file for a new database, and every message only the archive held would be gone without a word.
-import { lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { HomePaths } from "../config/home.ts";
-import { BrokenDatabaseError } from "../storage/sqlite/broken-database.ts";
+import { BrokenDatabaseError, emptiedDatabase } from "../storage/sqlite/broken-database.ts";
 
 /** How long a new archive another memvoy is making may stay empty: its WAL is written within milliseconds. */
 const MAKING_MS = 1000;
 
-const size = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.size;
-
 /** Whether history.db exists with no byte, and no WAL holds its pages. */
-function emptyArchive(db: string): boolean {
-  return size(db) === 0 && !((size(`${db}-wal`) ?? 0) > 0);
-}
+const emptyArchive = (db: string) => existsSync(db) && emptiedDatabase(db);
 
 /** Vectors memvoy made, or a session folder holding history.json or summary.json: the home had an archive. */
 function heldAnArchive(paths: HomePaths): boolean {

@@ -1,4 +1,5 @@
 // history.db that SQLite refuses outright: not a database (wrong or missing header), or a malformed image.
+import { lstatSync } from "node:fs";
 import { namedError } from "../../shared/errors.ts";
 
 /**
@@ -23,4 +24,10 @@ export function isBrokenDatabase(err: unknown): string | undefined {
   if (code.startsWith("SQLITE_CORRUPT") || /malformed/i.test(err.message))
     return "the database image is malformed (truncated or garbled)";
   return undefined;
+}
+
+/** history.db with no byte and no WAL holding its pages: SQLite would read it as a sound, empty database. */
+export function emptiedDatabase(path: string): boolean {
+  const size = (f: string) => lstatSync(f, { throwIfNoEntry: false })?.size ?? 0;
+  return size(path) === 0 && size(`${path}-wal`) === 0;
 }

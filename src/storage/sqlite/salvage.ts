@@ -4,11 +4,12 @@ import { messageFtsWriter } from "./fts-upgrade.ts";
 import { messageTextWriter } from "./message-text-writer.ts";
 import { placeTrigramRows } from "./substring-index.ts";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, linkSync, lstatSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { searchForm } from "../../shared/search-form.ts";
 import { foreignArchiveKind, openDatabase } from "./open-database.ts";
 import { COPY_TABLES } from "../ports/copy-tables.ts";
+import { emptiedDatabase } from "./broken-database.ts";
 export { BrokenDatabaseError, isBrokenDatabase } from "./broken-database.ts";
 
 /**
@@ -220,9 +221,8 @@ export function salvageDatabase(path: string, problem: string): Salvage {
  * another program's archive. False once a rescue has put a rebuilt archive there.
  */
 export function needsRescue(path: string): boolean {
-  // Cut to nothing (open-memory's refuseEmptiedArchive names it): SQLite would read it as a sound, empty database.
-  const size = (f: string) => lstatSync(f, { throwIfNoEntry: false })?.size ?? 0;
-  if (size(path) === 0 && size(`${path}-wal`) === 0) return true;
+  // Cut to nothing (open-memory's refuseEmptiedArchive names it).
+  if (emptiedDatabase(path)) return true;
   let db: Database;
   try {
     db = new Database(path, { readonly: true });
