@@ -74,8 +74,12 @@ async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]
 /** How many times a write another process preempted is made again (LanceDB: "… preempted …. Please retry."). */
 const PREEMPTED_ATTEMPTS = 6;
 
-/** A version's manifest or transaction gone: another process dropped the older versions (errors rm) meanwhile. */
-const VERSION_DROPPED = /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn)\b/;
+/**
+ * A version's manifest, transaction, data or deletion file gone: another process dropped the older versions (errors
+ * rm) meanwhile, the files only they used included. A file of the latest version gone stays gone on every attempt.
+ */
+const VERSION_DROPPED =
+  /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn|data\/\S+\.lance|_deletions\/\S+\.(?:arrow|bin))\b/;
 
 /** A compaction of fragments another process's delete removed meanwhile. */
 const FRAGMENT_GONE = /does not contain a fragment a rewrite operation wants to replace/;
@@ -84,7 +88,7 @@ const FRAGMENT_GONE = /does not contain a fragment a rewrite operation wants to 
  * Another process committed a conflicting change meanwhile (two processes recording at once: a compaction preempts
  * the other's, a delete preempts a compaction) or dropped the version this one was made on (an errors rm).
  */
-function preempted(err: unknown): boolean {
+export function preempted(err: unknown): boolean {
   const message = errorMessage(err);
   return message.includes("Please retry") || VERSION_DROPPED.test(message) || FRAGMENT_GONE.test(message);
 }
@@ -93,7 +97,7 @@ function preempted(err: unknown): boolean {
  * `commit` again when it was preempted, with a short random pause, a bounded number of times. The table handle
  * reads the latest version on each call (readConsistencyInterval 0).
  */
-async function retryPreempted<T>(commit: () => Promise<T>): Promise<T> {
+export async function retryPreempted<T>(commit: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await commit();
