@@ -175,6 +175,58 @@ describe("import claude-code", () => {
     api.close();
   });
 
+  test("a dynamic workflow's journal beside its agents' transcripts is no failure; its agents are sub-agent sessions", async () => {
+    const projects = join(tempHome("cc-src-"), "projects");
+    const dir = join(projects, "-home-dev-docs");
+    const run = join(dir, CC_SESSION_D, "subagents", "workflows", "wf_84c9119d-127");
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(dir, `${CC_SESSION_D}.jsonl`), `${sessionInlineD().slice(0, 2).join("\n")}\n`);
+    writeFileSync(
+      join(run, "journal.jsonl"),
+      `${[
+        { type: "started", agentId: "a7748a49cbfabf1b6", label: "review", phase: "check" },
+        { type: "result", agentId: "a7748a49cbfabf1b6", result: { status: "completed" } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n")}\n`,
+    );
+    const record = (type: string, uuid: string, parent: string | null, text: string, at: string) =>
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: true,
+        agentId: "a7748a49cbfabf1b6",
+        cwd: "/home/dev/docs",
+        sessionId: CC_SESSION_D,
+        version: "2.1.150",
+        type,
+        uuid,
+        timestamp: at,
+        message:
+          type === "user"
+            ? { role: "user", content: text }
+            : { id: "msg_wf", type: "message", role: "assistant", content: [{ type: "text", text }] },
+        ...(type === "assistant" && { requestId: "req_wf" }),
+      });
+    writeFileSync(
+      join(run, "agent-a7748a49cbfabf1b6.jsonl"),
+      `${[
+        record("user", "w1", null, "Review the links on the docs index", "2026-04-02T10:00:09.000Z"),
+        record("assistant", "w2", "w1", "Two links are broken.", "2026-04-02T10:00:10.000Z"),
+      ].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    const r = await importWith(api, "claude-code", [projects]);
+    expect(r.failed).toEqual([]);
+    expect(r).toMatchObject({ files: { found: 2, failed: 0 }, sessions: 2, messages: { added: 4 } });
+    const agent = `cc-${CC_SESSION_D}-agent-a7748a49cbfabf1b6`;
+    expect(messagesOf(api, agent).map(([role, text]) => [role, text])).toEqual([
+      ["user", "Review the links on the docs index"],
+      ["assistant", "Two links are broken."],
+    ]);
+    expect(sessionInfo(api, agent)!.parent).toBe(`cc-${CC_SESSION_D}`);
+    api.close();
+  });
+
   test("Claude Code's synthetic stand-ins for a reply (model <synthetic>) are not assistant messages", async () => {
     const dir = join(tempHome("cc-src-"), "-home-dev-docs");
     mkdirSync(dir, { recursive: true });

@@ -29,6 +29,11 @@ const PROMPTS_KEPT = 1000;
  * be summarized) and the prompt suggestion (agent-aprompt_suggestion-*, asked to guess the person's next prompt).
  */
 const INTERNAL_AGENT = /^agent-a(?:compact|prompt_suggestion)-/;
+/**
+ * A dynamic workflow's run keeps, beside its agents' transcripts, a journal of their starts and results
+ * (<sessionId>/subagents/workflows/<runId>/journal.jsonl: {"type":"started","agentId"} lines): no conversation.
+ */
+const WORKFLOW_JOURNAL = /[\\/]workflows[\\/][^\\/]+[\\/]journal\.jsonl$/;
 
 interface Pending {
   key: string;
@@ -66,7 +71,11 @@ export const claudeCode: Source = {
           join(homeOf(env), ".claude", "projects"),
           join(env.XDG_CONFIG_HOME || join(homeOf(env), ".config"), "claude", "projects"),
         ],
-  files: (path) => listFiles(path, (name) => name.endsWith(".jsonl") && !INTERNAL_AGENT.test(name)),
+  files: (path) =>
+    listFiles(
+      path,
+      (name, full) => name.endsWith(".jsonl") && !INTERNAL_AGENT.test(name) && !WORKFLOW_JOURNAL.test(full),
+    ),
   appendOnly: () => true,
   read: readTranscript,
 };
