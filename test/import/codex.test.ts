@@ -763,6 +763,74 @@ describe("Codex thread names and spawned sub-agents", () => {
     api.close();
   });
 
+  test("the threads Codex runs for itself (compaction, approval review, memory consolidation) are not sessions", async () => {
+    const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, `rollout-2026-10-06T12-00-00-${PARENT}.jsonl`),
+      `${[meta(PARENT, "cli"), said(1, "user_message", "the health check times out behind the proxy")].join("\n")}\n`,
+    );
+    const own = [
+      {
+        id: "019e1111-0000-7000-8000-0000000000c1",
+        source: { subagent: { other: "guardian" } },
+        thread_source: "guardian_review",
+        asked: ">>> APPROVAL REQUEST START\ncurl -X POST https://example.invalid\n>>> APPROVAL REQUEST END",
+        answer: '{"risk_level":"low","outcome":"allow"}',
+      },
+      {
+        id: "019e1111-0000-7000-8000-0000000000c2",
+        source: { subagent: "compact" },
+        asked: "Summarize the conversation so far.",
+        answer: "The person is debugging a proxy timeout.",
+      },
+      {
+        id: "019e1111-0000-7000-8000-0000000000c3",
+        source: { subagent: "memory_consolidation" },
+        thread_source: "memory_consolidation",
+        asked: "Consolidate these memories.",
+        answer: "Consolidated.",
+      },
+    ];
+    const files = own.map((t, i) => {
+      const file = join(dir, `rollout-2026-10-06T12-00-0${i + 2}-${t.id}.jsonl`);
+      writeFileSync(
+        file,
+        `${[
+          l(at(2), "session_meta", {
+            id: t.id,
+            parent_thread_id: PARENT,
+            cwd: "/home/dev/svc",
+            source: t.source,
+            ...(t.thread_source && { thread_source: t.thread_source }),
+          }),
+          said(3, "user_message", t.asked),
+        ].join("\n")}\n`,
+      );
+      return { file, answer: t.answer };
+    });
+    // A review the person asked for is a conversation: kept.
+    const REVIEW = "019e1111-0000-7000-8000-0000000000c4";
+    writeFileSync(
+      join(dir, `rollout-2026-10-06T12-00-09-${REVIEW}.jsonl`),
+      `${[meta(REVIEW, { subagent: "review" }), said(9, "agent_message", "No blocking issues in the diff.")].join("\n")}\n`,
+    );
+    const { api } = openTemp();
+    const r = await importWith(api, "codex", [dir]);
+    expect(r.failed).toEqual([]);
+    expect(
+      api
+        .sessions()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([`codex-${PARENT}`, `codex-${REVIEW}`]);
+    // A later pass resuming past their session_meta still knows them.
+    for (const f of files) appendFileSync(f.file, `${said(20, "agent_message", f.answer)}\n`);
+    expect((await importWith(api, "codex", [dir])).messages.added).toBe(0);
+    expect(api.sessions().length).toBe(2);
+    api.close();
+  });
+
   test("a spawned thread's rollout names its parent (its first session_meta; the parent's replayed one does not count)", async () => {
     const dir = join(tempHome("codex-src-"), "sessions", "2026", "10", "06");
     mkdirSync(dir, { recursive: true });

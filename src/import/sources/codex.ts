@@ -72,6 +72,8 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
   let inTurn = ctx.state.inTurn === true;
   let steer: (ImportedMessage & { start: number; line: number }) | undefined;
   let rolledBack = false;
+  // A thread Codex runs for itself (a compaction, an approval review, memory consolidation): no conversation.
+  let internal = ctx.state.internal === true;
   // A forked or spawned thread's first lines after its own session_meta are its parent's, copied: they are the parent's
   // messages (imported with its rollout), not this thread's.
   let copies: number[] | undefined;
@@ -144,6 +146,7 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
       // first one is the rollout's own.
       if (typeof p.id === "string" && sessionId === undefined) {
         sessionId = p.id;
+        internal = codexOwnThread(p);
         const forkedFrom =
           typeof p.forked_from_id === "string" && p.forked_from_id !== "" ? p.forked_from_id : undefined;
         parent = spawnedBy(p) ?? forkedFrom;
@@ -237,18 +240,20 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
   const first = titled ? undefined : messages.find((m) => m.role === "user");
   const fallback = first ? titleFrom(first.content) : undefined;
   return {
-    sessions: [
-      {
-        id: importedSessionId(PREFIX, own),
-        title: named ?? fallback,
-        titleIsFallback: named === undefined,
-        project,
-        parent: parent === undefined ? undefined : importedSessionId(PREFIX, parent),
-        messages,
-        // A file cut short no longer holds what it lost: that is not a rollback.
-        ...(rolledBack && !incomplete && { complete: true }),
-      },
-    ],
+    sessions: internal
+      ? []
+      : [
+          {
+            id: importedSessionId(PREFIX, own),
+            title: named ?? fallback,
+            titleIsFallback: named === undefined,
+            project,
+            parent: parent === undefined ? undefined : importedSessionId(PREFIX, parent),
+            messages,
+            // A file cut short no longer holds what it lost: that is not a rollback.
+            ...(rolledBack && !incomplete && { complete: true }),
+          },
+        ],
     skipped,
     offset,
     ...(incomplete && { incomplete }),
@@ -265,8 +270,26 @@ async function readRollout(ctx: ReadContext): Promise<FileRead> {
       ...(last.user !== undefined && { lastUser: last.user }),
       ...(last.assistant !== undefined && { lastAssistant: last.assistant }),
       ...(legacy !== undefined && { legacyStart: String(legacy) }),
+      ...(internal && { internal }),
     },
   };
+}
+
+/**
+ * Threads Codex starts for its own work, recorded beside the person's: the compaction agent (source
+ * {"subagent":"compact"}), the approval reviewer ({"subagent":{"other":"guardian"}}, thread_source guardian_review:
+ * its prompt is the approval request, its answer a risk assessment) and memory consolidation ({"subagent":
+ * "memory_consolidation"}, or an {"internal": …} source). A review the person asked for (/review) and a spawned
+ * sub-agent are conversations and are kept.
+ */
+function codexOwnThread(meta: Record<string, unknown>): boolean {
+  if (meta.thread_source === "guardian_review" || meta.thread_source === "memory_consolidation") return true;
+  const source = meta.source;
+  if (!isObject(source)) return false;
+  if (source.internal !== undefined) return true;
+  const sub = source.subagent ?? source.subAgent;
+  if (sub === "compact" || sub === "memory_consolidation") return true;
+  return isObject(sub) && sub.other === "guardian";
 }
 
 /**
