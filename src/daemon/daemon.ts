@@ -33,6 +33,9 @@ import { jitAsUsual } from "../shared/jit-policy.ts";
 /** SIGTERM to exit: the process must be gone within 5 s, so running work gets this long to settle. */
 export const SETTLE_MS = 3_500;
 
+/** Of SETTLE_MS, what the HTTP requests under way at a stop get to be answered before they are cut off. */
+const HTTP_GRACE_MS = 2_000;
+
 /** How often the daemon checks that its home and lock file are still the ones it started on. */
 export const HOME_CHECK_MS = 1_000;
 
@@ -195,12 +198,15 @@ export async function runDaemon(o: DaemonOptions): Promise<number> {
   log.info("daemon.stopping", { signal, running: scheduler.runningJobs().join(",") || "none" });
   state.status = "stopping";
   scheduler.stop();
-  // No new requests: one in flight finishes (its write is acknowledged only once stored) or is cut off.
-  await http?.stop();
+  // No new requests: those under way are answered (their worker calls too, before the workers are stopped), or,
+  // past the grace, cut off (a write is acknowledged only once stored).
+  const stopStarted = performance.now();
+  await http?.stop(HTTP_GRACE_MS);
   state.http = null;
   controller.abort();
   scheduler.save();
-  const [settled] = await Promise.all([scheduler.settle(SETTLE_MS), workers.stop(SETTLE_MS)]);
+  const settleMs = Math.max(0, SETTLE_MS - (performance.now() - stopStarted));
+  const [settled] = await Promise.all([scheduler.settle(settleMs), workers.stop(settleMs)]);
   if (!settled)
     log.warn("daemon.abandon", {
       jobs: scheduler.runningJobs().join(",") || "unknown",

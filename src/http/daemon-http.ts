@@ -11,7 +11,8 @@ import { startHttpServer, type HttpServer } from "./http-server.ts";
 
 export interface DaemonHttp {
   url: string;
-  stop(): Promise<void>;
+  /** Stop serving; the requests under way get `graceMs` to be answered (see HttpServer.stop). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export interface DaemonHttpLog {
@@ -95,10 +96,10 @@ export function startDaemonHttp(
   log.info("http.start", { url: server.url });
   return {
     url: server.url,
-    async stop() {
+    async stop(graceMs) {
       clearInterval(republish);
       removeHttpFile(httpFile);
-      await server.stop();
+      await server.stop(graceMs);
     },
   };
 }

@@ -31,7 +31,11 @@ export interface HttpServerOptions {
 export interface HttpServer {
   url: string;
   port: number;
-  stop(): Promise<void>;
+  /**
+   * Stop listening. The requests under way get `graceMs` to finish and be answered (default 0: cut off at once);
+   * those still running then are cut off, so their clients get a connection error, never an answer.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const json = (value: unknown, status = 200) =>
@@ -204,8 +208,18 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
   return {
     url: urlOf(port),
     port,
-    stop: async () => {
-      await Promise.all([server.stop(true), v6?.stop(true)]);
+    stop: async (graceMs = 0) => {
+      const servers = [server, v6].filter((s) => s !== undefined);
+      if (graceMs > 0) {
+        // stop(false) resolves once the requests under way are answered (idle connections are closed at once).
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          Promise.all(servers.map((s) => s.stop(false))),
+          new Promise((r) => (timer = setTimeout(r, graceMs))),
+        ]);
+        clearTimeout(timer);
+      }
+      await Promise.all(servers.map((s) => s.stop(true)));
     },
   };
 }

@@ -283,6 +283,42 @@ test("killing the daemon while writes are in flight: every acknowledged write is
   await local.close();
 }, 90_000);
 
+test("a stop (SIGTERM) answers the requests under way before the daemon exits: an add being read is stored and acknowledged", async () => {
+  const home = tempHome();
+  const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" });
+  await waitRunning(d, 60_000);
+  const f = await httpFile(home);
+  const body = JSON.stringify({ messages: [{ role: "user", content: "sent while the daemon stops" }] });
+  let answer = "";
+  let closed = false;
+  const sock = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: f.port,
+    socket: {
+      data: (_s, bytes) => void (answer += Buffer.from(bytes).toString("utf8")),
+      close: () => void (closed = true),
+    },
+  });
+  // The server says 100 Continue once the route reads the body: from then on the request is under way.
+  sock.write(
+    `POST /v1/sessions/graceful/messages HTTP/1.1\r\nHost: 127.0.0.1:${f.port}\r\nAuthorization: Bearer ${f.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await waitFor(() => answer.includes("100 Continue"), 15_000, "100 Continue");
+  d.proc.kill("SIGTERM");
+  // The daemon removes http.json as it stops serving: the rest of the body comes only then.
+  await waitFor(() => !existsSync(join(home, "http.json")), 15_000, "http.json removed");
+  sock.write(body);
+  await waitFor(() => closed || answer.includes('"ids"'), 15_000, "an answer or a closed connection");
+  expect(answer).toContain("HTTP/1.1 200");
+  const ids = JSON.parse(answer.slice(answer.lastIndexOf("\r\n\r\n") + 4)).ids as string[];
+  sock.end();
+  expect(await d.exited).toBe(0);
+  const local = openMemory({ home, env: {} });
+  expect((await local.history("graceful")).messages.map((m) => m.id)).toEqual(ids);
+  await local.close();
+}, 120_000);
+
 test("connectMemory reads a date or local time bound in the caller's zone, as openMemory does, whatever the daemon's zone", async () => {
   const home = tempHome();
   const d = startDaemon(home, { MEMVOY_HTTP_PORT: "0" }); // the daemon runs in UTC
