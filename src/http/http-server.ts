@@ -138,7 +138,9 @@ export function startHttpServer(o: HttpServerOptions): HttpServer {
         const value = parseInput(r.input, input, labelOf(r.name));
         const pieces = await r.stream?.(o.api, value);
         if (pieces)
-          return jsonStream(pieces, (err) => o.onError?.(500, r.name, scrub(errorBody(err, 500).error.message)));
+          return jsonStream(pieces, (err) =>
+            o.onError?.(errorStatus(err), r.name, scrub(errorBody(err).error.message)),
+          );
         return json(await r.call(o.api, value));
       } catch (err) {
         return failed(err, r.name);

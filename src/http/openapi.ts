@@ -24,6 +24,7 @@ const ERRORS = {
   "404": errorResponse("unknown session, message or error record"),
   "413": errorResponse("body over [http] max_body_bytes"),
   "500": errorResponse("runtime failure"),
+  "503": errorResponse("the shared PostgreSQL archive cannot be reached now (down, restarting, out of connections)"),
 };
 
 /** The OpenAPI path of a route path: /v1/sessions/:session -> /v1/sessions/{session}. */

@@ -7,6 +7,24 @@ export const PG_CONNECTION_REASONS: Readonly<Record<string, string>> = {
   ERR_POSTGRES_CONNECTION_CLOSED: "the server closed the connection",
 };
 
+// SQLSTATEs of a server that cannot take the work now: class 08 (connection exception), 53300 (too many
+// connections), 57P01-57P03 (shut down by an administrator or a crash, or still starting up).
+const UNAVAILABLE_STATE = /^(08|53300$|57P0[123]$)/;
+
+/**
+ * Whether a thrown value (or one of its causes) says the PostgreSQL archive cannot be reached or is not taking
+ * work now (down, restarting, out of connections), rather than that the request went wrong: a client may retry.
+ */
+export function postgresUnavailable(err: unknown): boolean {
+  let e = err as { code?: unknown; errno?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++, e = e.cause as typeof e) {
+    const code = typeof e.code === "string" ? e.code : "";
+    if (code.startsWith("ERR_POSTGRES_CONNECTION_") || code === "ERR_POSTGRES_IDLE_TIMEOUT") return true;
+    if (code.startsWith("ERR_POSTGRES_") && typeof e.errno === "string" && UNAVAILABLE_STATE.test(e.errno)) return true;
+  }
+  return false;
+}
+
 /** The reason a PostgreSQL client error gives, or undefined for any other value. */
 export function postgresReason(err: unknown): string | undefined {
   const e = err as { name?: unknown; code?: unknown; errno?: unknown; message?: unknown } | null;

@@ -1,6 +1,7 @@
 // How an error leaves the process over HTTP or MCP: a status, a code (the error's class) and one line.
 import { describeError, exitCodeOf } from "../../shared/describe-error.ts";
 import { InputError, MemvoyError } from "../../shared/errors.ts";
+import { postgresUnavailable } from "../../shared/postgres-failure.ts";
 
 export interface ErrorBody {
   error: { code: string; message: string; status: number };
@@ -9,6 +10,8 @@ export interface ErrorBody {
 export function errorStatus(err: unknown): number {
   // Something named that does not exist (a session, a message, an error id): 404; any other bad input: 400.
   if (err instanceof InputError) return /^(Unknown|NoSuch)|NotFound/.test(err.name) ? 404 : 400;
+  // The shared archive down, restarting or out of connections: the service is unavailable, a retry may do.
+  if (postgresUnavailable(err)) return 503;
   if (err instanceof MemvoyError) return err.exitCode === 2 ? 400 : 500;
   // A home, sessions/ or session folder this user may not write: the setting to change the CLI exits 2 for.
   return exitCodeOf(err) === 2 ? 400 : 500;

@@ -1,0 +1,84 @@
+// The daemon's HTTP API on a shared archive whose PostgreSQL server is down: every route that needs the archive
+// answers 503 (the service is unavailable, a retry may do) with one line naming the archive, not a 500 runtime
+// failure; the client sees the status, and the same daemon answers again once the server is back.
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { connectMemory, RemoteError } from "../../src/lib.ts";
+import { cleanup, startDaemon, waitFor, waitRunning } from "../fixture/daemon-process.ts";
+import { describePostgres } from "../fixture/postgres-server.ts";
+import { sharedBackend } from "../fixture/shared-backend.ts";
+
+const describe = describePostgres();
+
+describe("a shared archive that cannot be reached", () => {
+  const shared = sharedBackend({ beforeStop: cleanup });
+
+  test("every route answers 503 naming the archive while the server is down, 200 once it is back", async () => {
+    const home = shared.home("down");
+    const d = startDaemon(home, { ...(await shared.env("archive_down")), MEMVOY_HTTP_PORT: "0" });
+    await waitRunning(d, 60_000);
+    await waitFor(() => existsSync(join(home, "http.json")), 30_000, "http.json");
+    const { url, token } = JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as { url: string; token: string };
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const added = await call("POST", "/v1/sessions/s/messages", {
+      messages: [{ role: "user", content: "deploy the api" }],
+    });
+    expect(added.status).toBe(200);
+    const [id] = ((await added.json()) as { ids: string[] }).ids;
+
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/v1/sessions"],
+      ["GET", "/v1/sessions/s/history"],
+      ["GET", "/v1/sessions/s/history?all=true"],
+      ["POST", "/v1/sessions/s/messages", { messages: [{ role: "user", content: "later" }] }],
+      ["POST", "/v1/sessions/s/context", {}],
+      ["GET", "/v1/sessions/s/summary"],
+      ["POST", "/v1/sessions/s/reset", {}],
+      ["DELETE", "/v1/sessions/s"],
+      ["POST", "/v1/search", { query: "deploy" }],
+      ["POST", "/v1/messages/get", { ids: [id] }],
+      ["GET", `/v1/messages/${id}/around`],
+      ["DELETE", `/v1/messages/${id}`],
+      ["POST", "/v1/errors", { tool: "npm", error: "ECONNREFUSED 127.0.0.1:5432", fix: "start the server" }],
+      ["POST", "/v1/errors/search", { query: "ECONNREFUSED" }],
+      ["POST", "/v1/errors/hits", { ids: ["e1"] }],
+      ["GET", "/v1/errors"],
+      ["GET", "/v1/errors/e1"],
+      ["DELETE", "/v1/errors/e1"],
+    ];
+    await shared.pg.down();
+    try {
+      for (const [method, path, body] of routes) {
+        const res = await call(method, path, body);
+        const answer = (await res.json()) as { error: { status: number; message: string } };
+        expect({ route: `${method} ${path}`, status: res.status, body: answer.error.status }).toEqual({
+          route: `${method} ${path}`,
+          status: 503,
+          body: 503,
+        });
+        expect(answer.error.message).toStartWith("the PostgreSQL archive failed: ");
+      }
+      const err = await connectMemory({ url, token })
+        .sessions()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(RemoteError);
+      expect((err as RemoteError).data).toMatchObject({ problem: "failed", status: 503 });
+    } finally {
+      await shared.pg.up();
+    }
+    const back = await call("GET", "/v1/sessions/s/history");
+    expect(back.status).toBe(200);
+    expect(((await back.json()) as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual([
+      "deploy the api",
+    ]);
+  }, 240_000);
+});
