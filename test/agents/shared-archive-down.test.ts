@@ -1,10 +1,11 @@
 // The daemon's HTTP API on a shared archive whose PostgreSQL server is down: every route that needs the archive
 // answers 503 (the service is unavailable, a retry may do) with one line naming the archive, not a 500 runtime
-// failure; the client sees the status, and the same daemon answers again once the server is back.
+// failure; the client sees the status, and the same daemon answers again once the server is back. A server
+// restarted while the process was busy costs no call: each is made again on a new connection.
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectMemory, RemoteError } from "../../src/lib.ts";
+import { connectMemory, describeError, openMemory, RemoteError } from "../../src/lib.ts";
 import { cleanup, startDaemon, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 import { describePostgres } from "../fixture/postgres-server.ts";
 import { sharedBackend } from "../fixture/shared-backend.ts";
@@ -80,5 +81,37 @@ describe("a shared archive that cannot be reached", () => {
     expect(((await back.json()) as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual([
       "deploy the api",
     ]);
+  }, 240_000);
+
+  test("a server restarted while the process was busy: the next calls succeed on new connections", async () => {
+    const env = await shared.env("archive_restart");
+    const mem = openMemory({ home: shared.home("restart"), env });
+    try {
+      // Several pooled connections and a session lock's connection, all open and idle.
+      await Promise.all([
+        ...[1, 2, 3, 4, 5, 6].map(() => mem.sessions()),
+        mem.add("s", { role: "user", content: "deploy the api" }),
+      ]);
+      shared.pg.restartBlocking();
+      const calls = await Promise.all(
+        [
+          ...[1, 2, 3, 4, 5, 6].map(() => () => mem.sessions()),
+          () => mem.history("s"),
+          () => mem.search({ query: "deploy" }),
+          () => mem.context("s"),
+          () => mem.add("s", { role: "assistant", content: "deployed" }),
+          () => mem.add("t", { role: "user", content: "another session" }),
+        ].map((call) =>
+          call().then(
+            () => "ok",
+            (err: unknown) => describeError(err),
+          ),
+        ),
+      );
+      expect(calls).toEqual(calls.map(() => "ok"));
+      expect((await mem.history("s")).messages.map((m) => m.content)).toEqual(["deploy the api", "deployed"]);
+    } finally {
+      await mem.close();
+    }
   }, 240_000);
 });

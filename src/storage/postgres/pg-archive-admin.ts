@@ -4,6 +4,7 @@ import type { SQL } from "bun";
 import { usageDayOf, usageSumOf, type UsageDayRow, type UsageSumRow } from "../ports/usage-rows.ts";
 import { PG_MIGRATIONS } from "./migrations/index.ts";
 import { migratePg } from "./pg-migrate.ts";
+import { againIfEnded } from "./pg-gone.ts";
 import type { ArchiveAdminPort, LeaseRow, TierCount, UsageByDay, UsageSum } from "../ports/archive-admin-port.ts";
 
 const SERVER_NS = "((extract(epoch from clock_timestamp()) * 1000000)::bigint * 1000)";
@@ -13,7 +14,7 @@ export class PgArchiveAdmin implements ArchiveAdminPort {
   constructor(private readonly sql: SQL) {}
 
   private run<T = Record<string, unknown>>(text: string, args: unknown[] = []): Promise<T[]> {
-    return this.sql.unsafe(text, args as never[]) as Promise<T[]>;
+    return againIfEnded(() => this.sql.unsafe(text, args as never[]) as Promise<T[]>);
   }
 
   async tierCounts(): Promise<{ recent: TierCount; archived: TierCount }> {

@@ -32,6 +32,7 @@ import type {
   UsageTotal,
 } from "../ports/archive-port.ts";
 import { COPY_TABLES, type CopyRow, type CopyTableName } from "../ports/copy-tables.ts";
+import { againIfEnded, beginAgainIfEnded } from "./pg-gone.ts";
 import type { LockConnections } from "./pg-lock-connections.ts";
 import { idTombstoneHash, keyTombstoneHash } from "../ports/tombstone-hash.ts";
 import { LOCK_CLASS } from "./pg-migrate.ts";
@@ -67,7 +68,13 @@ export class PgArchive implements ArchivePort {
   }
 
   private q<T = Record<string, unknown>>(text: string, args: unknown[] = [], tx: SQL = this.sql): Promise<T[]> {
-    return tx.unsafe(text, args as never[]) as Promise<T[]>;
+    if (tx !== this.sql) return tx.unsafe(text, args as never[]) as Promise<T[]>;
+    return againIfEnded(() => tx.unsafe(text, args as never[]) as Promise<T[]>);
+  }
+
+  /** A transaction on the pool, begun again on a new connection when its BEGIN met one the server had ended. */
+  protected begin<T>(fn: (tx: SQL) => Promise<T>): Promise<T> {
+    return beginAgainIfEnded(this.sql, fn);
   }
 
   /** One round trip: memvoy_append (migrations 002, 004) locks, dedupes and inserts on the server. */
@@ -163,7 +170,7 @@ export class PgArchive implements ArchivePort {
   }
 
   async removeMessage(id: string, now: bigint): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       await this.forgetTitleOfRemoved(tx, "m.id = $1", [id]);
       const gone = await this.q<{ seq: bigint; session_id: string; idempotency_key: string | null; send_at: bigint }>(
         "DELETE FROM messages WHERE id = $1 RETURNING seq, session_id, idempotency_key, send_at",
@@ -228,7 +235,7 @@ export class PgArchive implements ArchivePort {
   }
 
   async removeSessionMessages(session: string, now: bigint): Promise<number> {
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       await this.q(
         "DELETE FROM embed_queue WHERE seq IN (SELECT seq FROM messages WHERE session_id = $1)",
         [session],
@@ -263,7 +270,7 @@ export class PgArchive implements ArchivePort {
   }
 
   async archiveBefore(session: string, startSeq: bigint, startAt: bigint, now: bigint): Promise<void> {
-    await this.sql.begin(async (tx) => {
+    await this.begin(async (tx) => {
       await this.q(
         "UPDATE messages SET recent = false WHERE session_id = $1 AND recent AND seq < $2",
         [session, startSeq],
@@ -455,7 +462,7 @@ export class PgArchive implements ArchivePort {
   }
 
   async setSessionMeta(id: string, meta: MetaUpdate, now: bigint): Promise<void> {
-    await this.sql.begin(async (tx) => {
+    await this.begin(async (tx) => {
       await this.q(
         "INSERT INTO sessions (id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (id) DO NOTHING",
         [id, now],
@@ -610,7 +617,7 @@ export class PgArchive implements ArchivePort {
 
   async deleteErrors(rows: readonly { seq: bigint; id: string }[], now: bigint): Promise<void> {
     if (rows.length === 0) return;
-    await this.sql.begin(async (tx) => {
+    await this.begin(async (tx) => {
       await this.q("DELETE FROM error_records WHERE seq = ANY($1::bigint[])", [rows.map((r) => r.seq)], tx);
       await this.q(
         "INSERT INTO error_vector_deletes (id, created_at) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING",
@@ -686,7 +693,7 @@ export class PgArchive implements ArchivePort {
       await this.q(`UPDATE summary_runs SET ${clearPending} WHERE session_id = $1`, [session]);
       return;
     }
-    await this.sql.begin(async (tx) => {
+    await this.begin(async (tx) => {
       await this.q("DELETE FROM untimed_messages WHERE session_id = $1 AND seq <= $2", [session, p.seq], tx);
       await this.q(
         `UPDATE summary_runs SET position_seq = $1, position_id = $2, cursor_text = $3, ${clearPending} WHERE session_id = $4`,
@@ -758,7 +765,7 @@ export class PgArchive implements ArchivePort {
     const hold = <R>(on: (sql: SQL) => Promise<R>) => (this.locks ? this.locks.with(on) : on(this.sql));
     try {
       return await hold((sql) =>
-        sql.begin(async (tx) => {
+        beginAgainIfEnded(sql, async (tx) => {
           await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
           try {
             await this.q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS.session, session], tx);
@@ -833,7 +840,7 @@ export class PgArchive implements ArchivePort {
 
   async importMessages(rows: readonly ArchivedMessage[]): Promise<number> {
     if (rows.length === 0) return 0;
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       const added = await this.q(
         `INSERT INTO messages (seq, id, session_id, role, content, send_at, sender, recent, idempotency_key, search)
          SELECT t.seq, t.id, t.session_id, t.role, t.content, t.send_at, t.sender, t.recent, t.key, t.search::tsvector
@@ -882,7 +889,7 @@ export class PgArchive implements ArchivePort {
     const withSearch = table === "error_records";
     const updates = cols.filter((c) => c !== t.key).map((c) => `${c} = excluded.${c}`);
     if (withSearch) updates.push("search = excluded.search");
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       for (let at = 0; at < rows.length; at += 500) {
         const chunk = rows.slice(at, at + 500);
         const args: unknown[] = [];

@@ -15,6 +15,7 @@ import {
 import { openPgArchive, type PgOpenOptions } from "./open-pg-archive.ts";
 import { PgArchive } from "./pg-archive.ts";
 import { PgArchiveAdmin } from "./pg-archive-admin.ts";
+import { againIfEnded } from "./pg-gone.ts";
 import { ERROR_COLS, MESSAGE_COLS, pgError, pgStored, SESSION_COLS, type PgMessage } from "./pg-rows.ts";
 import { errorVectorText, tsqueryText, tsvectorText } from "./pg-text.ts";
 
@@ -22,7 +23,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   readonly admin = new PgArchiveAdmin(this.sql);
 
   private run<T = Record<string, unknown>>(text: string, args: unknown[] = []): Promise<T[]> {
-    return this.sql.unsafe(text, args as never[]) as Promise<T[]>;
+    return againIfEnded(() => this.sql.unsafe(text, args as never[]) as Promise<T[]>);
   }
 
   async listSessionInfo(): Promise<SessionListing[]> {
@@ -87,7 +88,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   }
 
   async removeSession(session: string): Promise<void> {
-    await this.sql.begin(async (tx) => {
+    await this.begin(async (tx) => {
       for (const table of ["message_meta", "session_summaries", "summary_runs", "job_leases"])
         await tx.unsafe(`DELETE FROM ${table} WHERE session_id = $1`, [session]);
       // The calls were made: the daily budget still counts them, under no session.
@@ -108,7 +109,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   async renumberRows(table: "error_records" | "llm_usage", keys: readonly bigint[], above: bigint): Promise<void> {
     if (keys.length === 0) return;
     const key = table === "llm_usage" ? "id" : "seq";
-    await this.sql.begin(async (tx) => {
+    await this.begin(async (tx) => {
       await tx.unsafe(
         `SELECT setval(s, greatest($1::bigint, (SELECT max(${key}) FROM ${table}))) FROM pg_get_serial_sequence('${table}', '${key}') AS s`,
         [above],
@@ -118,7 +119,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   }
 
   async forgetSummary(session: string): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       const gone = await tx.unsafe("DELETE FROM session_summaries WHERE session_id = $1 RETURNING session_id", [
         session,
       ]);
@@ -274,7 +275,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   }
 
   async replaceMessageContent(session: string, id: string, content: string): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       const rows = (await tx.unsafe(
         "UPDATE messages SET content = $3, search = $4::tsvector WHERE id = $1 AND session_id = $2 RETURNING seq, recent",
         [id, session, content, tsvectorText(content)],
@@ -288,7 +289,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   }
 
   async requeueRecent(): Promise<number> {
-    return this.sql.begin(async (tx) => {
+    return this.begin(async (tx) => {
       const added = await tx.unsafe(
         "INSERT INTO embed_queue (seq) SELECT seq FROM messages WHERE recent ON CONFLICT DO NOTHING RETURNING seq",
       );
