@@ -158,6 +158,24 @@ describe("search parity: shared mode and the embedded home", () => {
     expect(s).toEqual(e);
   });
 
+  test("a batch added without times: each message its own, in order, on both", async () => {
+    const batch = ["alpha", "bravo", "charlie", "delta"].map((w) => ({
+      role: "user" as const,
+      content: `the osprey ${w} circled`,
+    }));
+    for (const api of [embedded, shared]) {
+      await api.add("birds", batch);
+      const times = (await api.history("birds", { all: true })).messages.map((m) =>
+        BigInt(m.sendAt.replace(/\D/g, "")),
+      );
+      expect(times.every((t, i) => i === 0 || t > times[i - 1]!)).toBe(true);
+    }
+    // Equal in all but their time: the newest first on both.
+    const { embedded: e, shared: s } = await both({ query: "osprey", match: "hybrid", session: "birds" });
+    expect(e).toEqual(batch.map((m) => `birds ${m.content}`).reverse());
+    expect(s).toEqual(e);
+  });
+
   test("semantic search: equal scores give the newest sent first on both, as keyword search does", async () => {
     for (const limit of [1, 2]) {
       const { embedded: e, shared: s } = await both({ query: "blue heron", match: "semantic", limit });

@@ -146,7 +146,8 @@ export class SharedHome {
           continue;
         }
         from.push(records.length);
-        const r: ArchiveRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? now };
+        // Each message its own time, as the embedded home stamps them (the clock never gives one twice).
+        const r: ArchiveRecord = { id: newId(), role: m.role, content: m.content, sendAt: m.sendAt ?? this.ctx.now() };
         if (m.sender !== undefined && m.sender !== "") r.sender = m.sender;
         if (m.idempotencyKey !== undefined) r.idempotencyKey = m.idempotencyKey;
         records.push(r);
