@@ -1,14 +1,16 @@
 // The daemon's HTTP API on a shared archive whose PostgreSQL server is down: every route that needs the archive
 // answers 503 (the service is unavailable, a retry may do) with one line naming the archive, not a 500 runtime
 // failure; the client sees the status, and the same daemon answers again once the server is back. A server
-// restarted while the process was busy costs no call: each is made again on a new connection.
+// restarted while the process was busy costs no call: each is made again on a new connection. A removal made
+// while the object store is down answers what it removed, and that the vectors wait for the next drain.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectMemory, describeError, openMemory, RemoteError } from "../../src/lib.ts";
 import { cleanup, startDaemon, waitFor, waitRunning } from "../fixture/daemon-process.ts";
 import { describePostgres } from "../fixture/postgres-server.ts";
 import { sharedBackend } from "../fixture/shared-backend.ts";
+import { tempHome } from "../fixture/home.ts";
 
 const describe = describePostgres();
 
@@ -113,5 +115,36 @@ describe("a shared archive that cannot be reached", () => {
     } finally {
       await mem.close();
     }
+  }, 240_000);
+
+  test("a removal while the object store is down: done, answered with what it removed and the vectors pending", async () => {
+    const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const deadPort = closed.port;
+    closed.stop(true);
+    const home = tempHome();
+    writeFileSync(
+      join(home, "config.toml"),
+      `[vectors]\nuri = "s3://${shared.s3.bucket}/nostore"\nendpoint = "http://127.0.0.1:${deadPort}"\nallow_http = true\n`,
+    );
+    const d = startDaemon(home, { ...(await shared.env("store_down")), MEMVOY_HTTP_PORT: "0" });
+    await waitRunning(d, 60_000);
+    await waitFor(() => existsSync(join(home, "http.json")), 30_000, "http.json");
+    const { url, token } = JSON.parse(readFileSync(join(home, "http.json"), "utf8")) as { url: string; token: string };
+    const api = connectMemory({ url, token });
+    const added = await api.add("s", [
+      { role: "user", content: "the api key is in the vault" },
+      { role: "assistant", content: "noted" },
+    ]);
+    await api.add("t", { role: "user", content: "another session" });
+    const one = await api.rmMessage(added.ids[1]!);
+    expect(one).toMatchObject({ id: added.ids[1], session: "s" });
+    expect(one.vectorsPending).toStartWith("cannot open the vector store s3://");
+    const reset = await api.reset("t");
+    expect(reset).toMatchObject({ session: "t", messagesRemoved: 1 });
+    expect(reset.vectorsPending).toStartWith("cannot open the vector store s3://");
+    const removed = await api.rm("s");
+    expect(removed).toMatchObject({ session: "s", messagesRemoved: 1 });
+    expect(removed.vectorsPending).toStartWith("cannot open the vector store s3://");
+    expect((await api.sessions()).map((x) => x.id)).toEqual(["t"]);
   }, 240_000);
 });

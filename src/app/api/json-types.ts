@@ -116,6 +116,11 @@ export interface ResetResultJson {
   summaryRemoved: boolean;
   /** Copies kept by `doctor --repair` that held the removed text, removed too (home-relative); absent when none. */
   keptCopiesRemoved?: string[];
+  /**
+   * The text is removed, but the vector store could not delete the removed messages' vectors now (an object store
+   * down): why, in one line. The next embedding drain deletes them. Absent when they are deleted.
+   */
+  vectorsPending?: string;
 }
 
 export interface RemoveMessageResultJson {
@@ -129,6 +134,11 @@ export interface RemoveMessageResultJson {
   summaryRemoved: boolean;
   /** Copies kept by `doctor --repair` that held the removed text, removed too (home-relative); absent when none. */
   keptCopiesRemoved?: string[];
+  /**
+   * The text is removed, but the vector store could not delete the removed messages' vectors now (an object store
+   * down): why, in one line. The next embedding drain deletes them. Absent when they are deleted.
+   */
+  vectorsPending?: string;
 }
 
 export interface ErrorRecordJson extends ErrorRecordText {

@@ -32,6 +32,7 @@ import type {
 import * as S from "./schemas.ts";
 import { MemoryClosedError } from "./memory-closed.ts";
 import { namedError } from "../../shared/errors.ts";
+import { describeAfterSome } from "../../shared/describe-error.ts";
 import type * as J from "./json-types.ts";
 
 type Maybe<T> = T | Promise<T>;
@@ -210,30 +211,34 @@ export class LocalMemoryApi<H extends MemoryHome = HomeMemory> implements Memory
     const o = S.parseInput(S.ResetInput, { session, ...options }, "reset");
     await this.home.writerLockFree?.();
     const r = await this.home.reset(o.session, { all: o.all });
-    await this.#purgeDeleted(); // no removed row stays in any LanceDB version
-    return r;
+    return this.#purgedAfter(r); // no removed row stays in any LanceDB version
   }
 
   async rm(session: string): Promise<J.ResetResultJson> {
     const o = S.parseInput(S.SessionInput, { session }, "rm");
     await this.home.writerLockFree?.();
-    const r = await this.home.remove(o.session);
-    await this.#purgeDeleted();
-    return r;
+    return this.#purgedAfter(await this.home.remove(o.session));
   }
 
   async rmMessage(id: string, options: { dropSummary?: boolean } = {}): Promise<J.RemoveMessageResultJson> {
     const o = S.parseInput(S.RmMessageInput, { id, ...options }, "rm-message");
     // The message is looked up before the write: in the old archive, a new home's message would not be found.
     await this.#reading.writerLockFree?.();
-    if (!this.elsewhere) return this.home.rmMessage(o.id, { dropSummary: o.dropSummary });
-    const r = await this.home.rmMessage(o.id, { dropSummary: o.dropSummary, purge: false });
-    await this.elsewhere.purgeDeleted();
-    return r;
+    return this.#purgedAfter(await this.home.rmMessage(o.id, { dropSummary: o.dropSummary, purge: false }));
   }
 
-  #purgeDeleted(): Promise<unknown> {
-    return this.elsewhere ? this.elsewhere.purgeDeleted() : this.home.purgeDeleted();
+  /**
+   * The vector half of a removal whose text is gone: a vector store that cannot take it now (an object store down)
+   * leaves it to the next embedding drain, and the result says so, as the CLI does, rather than failing a removal
+   * that was made (a client retrying it would be told the session or message does not exist).
+   */
+  async #purgedAfter<T extends object>(r: T): Promise<T & { vectorsPending?: string }> {
+    try {
+      await (this.elsewhere ? this.elsewhere.purgeDeleted() : this.home.purgeDeleted());
+      return r;
+    } catch (err) {
+      return { ...r, vectorsPending: describeAfterSome(err) };
+    }
   }
 
   async recordError(input: RecordErrorInput): Promise<J.RecordErrorResultJson> {
