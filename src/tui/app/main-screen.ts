@@ -115,11 +115,15 @@ export class MainScreen {
         this.app.unblocked(id, () => this.app.api.history(id, { all: true })),
         (messages) => {
           if (this.requested !== id) return;
+          // The session shown read again (Ctrl-L, the reload after a summary run or an error record's deletion):
+          // the pane stays where the reader is, as on a live update, instead of jumping to the end.
+          const again = messageId === undefined && this.loaded?.id === id;
           this.loaded = loadedSession(id, messages);
           this.loadedActivity = activity;
           // The pane's size now: the terminal may have been resized while an overlay (search) covered it.
           this.resize();
           const blocks = buildBlocks(messages);
+          if (again) return this.view.replaceBlocks(blocks, sameBlock);
           this.view.setBlocks(blocks);
           this.view.end();
           if (messageId === undefined) return;
