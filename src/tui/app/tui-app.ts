@@ -458,6 +458,13 @@ export class TuiApp implements AppContext {
     if (this.watcher instanceof HomeWatcher) this.watcher.rewatch();
     return this.readHome((list) => {
       this.main.setSessions(list, true);
+      // The open overlays are read again too: where no change is notified (a home on a network file system, no
+      // inotify watch left), Ctrl-L is how the error records or the summary on screen catch up.
+      if (this.overlays.includes("error-memory")) this.errorMemory.reload();
+      if (this.overlays.includes("summary")) {
+        const shown = this.summary.session;
+        this.summary.refresh(shown === undefined || list.some((s) => s.id === shown));
+      }
     });
   }
 
