@@ -19,14 +19,13 @@ test("stored text in a title or project reaches the list as text: escape sequenc
   expect(sessionLabel(s as never)).toBe("cc-3 · Fix the build · [claude-code ab]");
 });
 
-test("a label too wide for the list keeps a prefix of a long id and shows the title; a short id or a plain session is cut at its end", () => {
+test("a label too wide for the list keeps a prefix of a long id and shows the title; a short id's title is cut at its end", () => {
   const long = { id: "gpt-67a1b2c3-d4e5-8f90-a1b2-c3d4e5f6a7b8", title: "Sourdough schedule", source: "chatgpt" };
   expect(fittedSessionLabel(long as never, 32)).toBe("gpt-67a1b… · Sourdough schedule…");
   expect(fittedSessionLabel(long as never, 16)).toBe("gpt-67a… · Sour…");
   expect(fittedSessionLabel({ id: "cc-1", title: "A rather long title for the list" } as never, 16)).toBe(
     "cc-1 · A rather…",
   );
-  expect(fittedSessionLabel({ id: "x".repeat(40) } as never, 16)).toBe(`${"x".repeat(15)}…`);
   expect(fittedSessionLabel({ id: "short", title: "T" } as never, 16)).toBe("short · T");
 });
 
@@ -39,4 +38,13 @@ test("an id that fits the list's column stays whole beside a title: sessions tol
   expect(fittedSessionLabel(b as never, 14)).toBe("sess-02999");
   expect(fittedSessionLabel(b as never, 10)).toBe("sess-02999");
   expect(fittedSessionLabel(b as never, 15)).toBe("sess-02999 · T…");
+});
+
+test("a plain id too wide for the list keeps its start and its end: ids that differ only at their end stay apart", () => {
+  const ids = ["customer-support-2026-12-01", "customer-support-2026-12-02", "slack-C04ABCDEF-1701234567"];
+  const shown = ids.map((id) => fittedSessionLabel({ id } as never, 16));
+  expect(shown).toEqual(["custome…26-12-01", "custome…26-12-02", "slack-C…01234567"]);
+  for (const label of shown) expect(label.length).toBe(16);
+  expect(fittedSessionLabel({ id: "x".repeat(40) } as never, 4)).toBe("x…xx");
+  expect(fittedSessionLabel({ id: "customer-support-2026-12-01" } as never, 27)).toBe("customer-support-2026-12-01");
 });

@@ -1,6 +1,6 @@
 // The session list pane as lines: the filter line, a header, then one row per session.
 import { basename } from "node:path";
-import { fieldTail, stringWidth, truncate } from "../text/char-width.ts";
+import { cutToWidth, fieldTail, stringWidth, truncate } from "../text/char-width.ts";
 import { age, count } from "../text/format.ts";
 import type { SessionListState } from "../state/session-list-state.ts";
 import type { SessionInfo } from "../api-types.ts";
@@ -87,9 +87,19 @@ export function fittedSessionLabel(s: SessionInfo, width: number): string {
   const idWidth = stringWidth(s.id);
   // " · " and at least one cell of the title with its "…"
   if (idWidth <= width) return idWidth + 5 <= width ? truncate(label, width) : s.id;
+  // A plain id too wide keeps its start and its end: ids that share a start (customer-support-2026-12-01, …-02) differ
+  // at their end, which a cut at the end hid, every row reading the same.
+  if (label.length === s.id.length) return middleCut(s.id, width);
   const keep = Math.max(ID_PREFIX_CELLS, Math.floor(width / 3));
-  if (label.length === s.id.length || s.id.length <= keep) return truncate(label, width);
+  if (s.id.length <= keep) return truncate(label, width);
   return truncate(truncate(s.id, keep) + label.slice(s.id.length), width);
+}
+
+/** `text` in `width` cells: its start, "…", and its end (a little more of the end). */
+function middleCut(text: string, width: number): string {
+  if (width < 3) return truncate(text, width);
+  const head = Math.floor((width - 1) / 2);
+  return cutToWidth(text, head) + fieldTail(text, width - head);
 }
 
 /** At least this much of a long id stays in the list beside a title (cc-1a2b…): enough to tell sessions apart. */
