@@ -79,7 +79,8 @@ test("a reload reads the open error memory and summary viewer again (where no ch
   const app = new TuiApp(api, screen, new Theme("256"), () => 0n);
   const summaryText = () => {
     app.render();
-    return screen.lines.map((l) => l.map((c) => c[1]).join("")).join("\n");
+    const { lines } = screen as unknown as { lines: [number, string][][] };
+    return lines.map((l) => l.map((c) => c[1]).join("")).join("\n");
   };
   try {
     await app.reload();
