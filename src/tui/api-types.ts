@@ -28,7 +28,10 @@ export interface TuiMemory {
   readonly home: string;
   info(): { embedder: string };
   sessions(): Maybe<SessionInfo[]>;
-  history(session: string, options: { all: true }): Maybe<StoredMessage[]>;
+  /** Every message of a session, or its newest `last`. */
+  history(session: string, options: { all: true } | { last: number }): Maybe<StoredMessage[]>;
+  /** Every message of a session in pages, oldest first (a large session is read behind its newest messages). */
+  historyPages?(session: string, options: { all: true }): Maybe<AsyncGenerator<StoredMessage[]>>;
   /** What is new in a session since the messages a reader holds (a home only; else history is read again). */
   historyAfter?(session: string, seen: SeenHistory): Maybe<HistoryCatchUp>;
   search(options: SearchOptions): Promise<SearchResult>;

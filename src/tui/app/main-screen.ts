@@ -24,7 +24,17 @@ interface LoadedSession {
   messages: StoredMessage[];
   recent: number;
   firstRecent?: bigint;
+  /** Only the newest messages of a large session so far (the rest is being read): how many it has in all. */
+  partOf?: number;
 }
+
+/**
+ * A session with at least this many messages is shown from its newest TAIL_MESSAGES at once, the rest read in
+ * pages behind them with the keys answered between pages: reading 150,000 messages whole held every key (a move
+ * through the list passing over it included) for a second or two.
+ */
+export const PAGED_FROM = 10_000;
+const TAIL_MESSAGES = 500;
 
 /** `from`: a LoadedSession whose messages begin these (only the ones after them are counted). */
 function loadedSession(id: string, messages: StoredMessage[], from?: LoadedSession): LoadedSession {
@@ -69,6 +79,8 @@ export class MainScreen {
   private picked: string | undefined;
   /** The selected session's last activity when its history was read (live updates skip unchanged sessions). */
   private loadedActivity: bigint | undefined;
+  /** Reads of a large session in pages started so far: only the newest goes on. */
+  private largeReads = 0;
 
   constructor(private readonly app: AppContext) {}
 
@@ -103,13 +115,10 @@ export class MainScreen {
       return;
     }
     const activity = this.sessions.selected()?.lastActivity;
-    const fail = (err: unknown) => {
-      if (this.requested !== id) return;
-      this.loaded = loadedSession(id, []);
-      this.view.setBlocks([]);
-      this.loadError = describeError(err);
-      this.app.status.error(err);
-    };
+    const size = this.sessions.selected()?.messages ?? 0;
+    if (messageId === undefined && this.loaded?.id !== id && size >= PAGED_FROM && this.app.api.historyPages)
+      return this.showLarge(id, size, activity);
+    const fail = (err: unknown) => this.failed(id, err);
     try {
       void this.app.settle(
         this.app.unblocked(id, () => this.app.api.history(id, { all: true })),
@@ -139,6 +148,71 @@ export class MainScreen {
     }
   }
 
+  /**
+   * A large session: its newest messages now, under a line saying the older ones are being read; then every message,
+   * read in pages with the keys answered between them, replaces them with the pane where it is. Moving on stops it.
+   */
+  private showLarge(id: string, size: number, activity: bigint | undefined): void {
+    const fail = (err: unknown) => this.failed(id, err);
+    const read = ++this.largeReads;
+    const tail = (messages: StoredMessage[]) => {
+      if (this.requested !== id) return;
+      this.loaded = { ...loadedSession(id, messages), partOf: size };
+      this.loadedActivity = activity;
+      this.resize();
+      const older = size - messages.length;
+      const note: HistoryBlock[] =
+        older > 0 ? [{ type: "marker", text: `${plural(older, "older message")}: reading…` }] : [];
+      this.view.setBlocks([...note, ...buildBlocks(messages)]);
+      this.view.end();
+      this.app.guardAsync(this.readWhole(id, read));
+    };
+    try {
+      void this.app.settle(
+        this.app.unblocked(id, () => this.app.api.history(id, { last: TAIL_MESSAGES })),
+        tail,
+        fail,
+      );
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  /** Every message of the session shown from its newest (showLarge), a page at a time. */
+  private async readWhole(id: string, read: number): Promise<void> {
+    const current = () => read === this.largeReads && this.requested === id && this.loaded?.partOf !== undefined;
+    // Keys, clicks and renders first (a Down held through the list moves on before any page is read), and between pages.
+    const yieldToKeys = () => new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldToKeys();
+    if (!current()) return;
+    const messages: StoredMessage[] = [];
+    try {
+      for await (const page of await this.app.api.historyPages!(id, { all: true })) {
+        if (!current()) return;
+        for (const m of page) messages.push(m);
+        await yieldToKeys();
+      }
+    } catch (err) {
+      // A session removed meanwhile, a home closed by quitting: news only while the session is still shown.
+      if (current()) throw err;
+      return;
+    }
+    if (!current() || this.loaded?.id !== id) return;
+    this.loaded = loadedSession(id, messages);
+    this.view.replaceBlocks(buildBlocks(messages), sameBlock);
+    // What was written while the pages were read.
+    this.refreshHistory();
+    this.app.render();
+  }
+
+  private failed(id: string, err: unknown): void {
+    if (this.requested !== id) return;
+    this.loaded = loadedSession(id, []);
+    this.view.setBlocks([]);
+    this.loadError = describeError(err);
+    this.app.status.error(err);
+  }
+
   /** Whether this TUI removed the session (a refresh then says nothing of it). */
   removedHere(id: string): boolean {
     return this.removed.has(id);
@@ -150,6 +224,8 @@ export class MainScreen {
    */
   refreshHistory(): void {
     const id = this.sessions.selectedId();
+    // A large session still being read: what was written meanwhile is read once it is whole.
+    if (id !== undefined && id === this.loaded?.id && this.loaded.partOf !== undefined) return;
     if (id === undefined || id !== this.loaded?.id || this.loadError) return this.syncHistory(true);
     // Summaries, error records and other sessions' writes leave this session's count and activity alone. A home's
     // read of what is new is cheap, and adopts what another program wrote to the session's history.json.
@@ -445,8 +521,9 @@ export class MainScreen {
     );
     const hist = layout.inner(layout.history);
     const id = this.loaded?.id;
-    const n = this.loaded?.messages.length ?? 0;
-    const recent = this.loaded?.recent ?? 0;
+    const n = this.loaded?.partOf ?? this.loaded?.messages.length ?? 0;
+    // Not known of a large session until it is read whole.
+    const recent = this.loaded?.partOf === undefined ? (this.loaded?.recent ?? 0) : n;
     const pos = scrollLabel(this.view);
     const p = pos ? ` · ${pos}` : "";
     const sel = this.sessions.selected();
