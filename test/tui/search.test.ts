@@ -180,7 +180,8 @@ describe("search", () => {
     async () => {
       tui = await openSearch();
       tui.type("deploy");
-      const quick = await tui.waitFor(/hits? for "deploy" {2}newest first · ranking…/, 5_000);
+      // The quick answer shows only until the ranked one replaces it: poll without backing off, or a slow poll misses it.
+      const quick = await tui.waitFor(/hits? for "deploy" {2}newest first · ranking…/, 5_000, 5);
       expect(quick).toContain("mode hybrid");
       const ranked = await tui.waitFor(/hits? for "deploy"(?! {2}newest first)/);
       expect(ranked).not.toContain("ranking…");
