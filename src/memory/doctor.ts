@@ -38,6 +38,7 @@ import { adoptHistory } from "./write-path.ts";
 import type { DoctorFinding } from "./doctor-finding.ts";
 import { checkHome } from "./doctor-home.ts";
 import { summaryFindings } from "./doctor-summary.ts";
+import { indexFindings } from "./doctor-indexes.ts";
 
 export type { DoctorFinding };
 
@@ -65,7 +66,7 @@ export function runDoctor(ctx: MemoryContext, repair: boolean): DoctorReport {
       detail: `the integrity check failed: ${integrity.slice(0, 3).join("; ")}`,
     });
   const home = checkHome(ctx, repair);
-  findings.push(...home.findings);
+  findings.push(...home.findings, ...indexFindings(ctx, repair));
   const ids = new Set([...sessionDirs(ctx), ...listSessionRows(ctx.db).map((r) => r.id)]);
   for (const session of [...ids].sort())
     if (!home.blocked.has(session)) findings.push(...checkSession(ctx, session, repair));

@@ -51,7 +51,10 @@ from the archive. So is a message-vector table an earlier memvoy made whose
 vector index is built: removed messages' vectors stay in its files, and memvoy
 reindex rebuilds it with stable row ids. A MEMVOY_* variable memvoy does not
 read (a misspelling) and a cron pattern the daemon refuses ([summary] cron,
-[daemon] sweep_cron or maintenance_cron, [import] cron) are named too.
+[daemon] sweep_cron or maintenance_cron, [import] cron) are named too. So is a
+full-text index (keyword, substring or error memory) that no longer holds an
+entry for every message or error record (emptied by another program: search
+would miss them without a word); --repair rebuilds it from the archive.
 
 A broken history.db (truncated, garbled, a wrong header) is named with what is
 wrong, what SQLite can still read and what a rebuild would lose. --repair then
