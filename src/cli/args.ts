@@ -83,7 +83,13 @@ export function parseArgs(argv: readonly string[], specs: FlagSpecs, command: st
     }
     if (name === "home") refuseEmptyHome(value as string);
     if (spec.multiple) ((flags[name] ??= []) as string[]).push(String(value));
-    else flags[name] = value;
+    else {
+      // The last of two values would win unseen (--limit 3 --limit 5, a wrapper's --home and the user's own).
+      const before = flags[name];
+      if (spec.type !== "boolean" && before !== undefined && before !== value)
+        throw new CommandUsageError({ problem: "flag-repeated", command, flag: `--${name}` });
+      flags[name] = value;
+    }
   }
   return { flags, positionals };
 }

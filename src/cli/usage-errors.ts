@@ -15,6 +15,7 @@ type CommandUsage =
   | { problem: "flag-takes-no-value"; command: string; flag: string }
   | { problem: "flag-needs-value"; command: string; flag: string }
   | { problem: "flag-not-integer"; command: string; flag: string; got: string }
+  | { problem: "flag-repeated"; command: string; flag: string }
   | { problem: "flag-required"; command: string; flag: string; seeHelp: boolean }
   | { problem: "flag-rule"; command: string; flag: string; rule: string }
   | { problem: "flags-need"; command: string; flags: string[]; needs: string }
@@ -70,6 +71,8 @@ function describeUsage(d: CommandUsage): string {
       return `${d.command}: ${d.flag} needs a value`;
     case "flag-not-integer":
       return `${d.command}: ${d.flag} must be a whole number, got ${JSON.stringify(d.got)}`;
+    case "flag-repeated":
+      return `${d.command}: ${d.flag} is given twice with different values: give it once (it takes one value)`;
     case "flag-required":
       return `${d.command}: ${d.flag} is required${d.seeHelp ? ` ${help(d.command)}` : ""}`;
     case "flag-rule":

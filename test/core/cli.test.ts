@@ -217,6 +217,18 @@ describe("CLI", () => {
       [["search"], undefined, /missing QUERY/],
       [["search", "x", "--range", "2w"], undefined, /invalid range "2w"/],
       [["search", "x", "--limit", "ten"], undefined, /--limit must be a whole number/],
+      // A one-value flag given twice with different values: the last one must not win unseen.
+      [
+        ["search", "x", "--limit", "3", "--limit", "5"],
+        undefined,
+        /search: --limit is given twice with different values/,
+      ],
+      [["search", "x", "--session", "a", "--session=b"], undefined, /search: --session is given twice/],
+      [
+        ["add", "s", "--role", "user", "--role", "assistant", "--content", "x"],
+        undefined,
+        /add: --role is given twice/,
+      ],
       // The same longest query as the library, the HTTP API and MCP.
       [["search", "x".repeat(10_001)], undefined, /query must be at most 10000 characters \(it has 10001\)/],
       [["history", "../x"], undefined, /invalid session id/],
@@ -230,6 +242,23 @@ describe("CLI", () => {
     }
     expect(await snapshot(home)).toEqual(before);
     expect(existsSync(join(home, "sessions", "x"))).toBe(false);
+  });
+
+  test("--home given twice with different values is refused before either home is made", async () => {
+    const root = tempHome();
+    const [a, b] = [join(root, "a"), join(root, "b")];
+    for (const args of [
+      ["--home", a, "--home", b, "sessions"],
+      ["--home", a, "add", "s", "--role", "user", "--content", "x", "--home", b],
+      ["--daemon", "--home", a, "--home", b],
+    ]) {
+      const r = await cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(/^memvoy: [\w-]+: --home is given twice with different values: give it once/);
+      expect(existsSync(a) || existsSync(b)).toBe(false);
+    }
+    // The same value twice is no conflict (a wrapper's --home and the user's own).
+    expect((await cli(["--home", a, "add", "s", "--role", "user", "--content", "x", "--home", a])).code).toBe(0);
   });
 
   test("a bad session id is refused by every command that takes one before any file is touched", async () => {
