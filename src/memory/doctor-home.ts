@@ -1,7 +1,8 @@
 // doctor's checks of the home outside the sessions: a symbolic link where memvoy keeps a lock file, its logs or
-// the vector store (refused by every command that opens them), an entry of sessions/ named like a session that is
+// the vector store (refused by every command that opens them), a named pipe, socket or device at a lock file or
+// log (refused likewise), an entry of sessions/ named like a session that is
 // no folder (a file blocks that session; a link is never followed), and a session folder named like no session. --repair removes a linked lock file,
-// log or cache (the link only: memvoy creates it again), temp files of writers killed mid-write, and moves a stray
+// log or cache (the link only: memvoy creates it again) or a pipe there, temp files of writers killed mid-write, and moves a stray
 // file out of sessions/.
 import { existsSync, lstatSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -120,6 +121,18 @@ function linkedFiles(ctx: HomeCheckContext, repair: boolean): DoctorFinding[] {
         problem: `${path} is a ${folder ? "file where memvoy keeps a folder" : "folder where memvoy keeps a file"}: move it aside`,
         manual: true,
       });
+      continue;
+    }
+    if (st && !st.isSymbolicLink() && !st.isDirectory() && !st.isFile()) {
+      // Opening a named pipe with no reader would hold every command that locks or logs there.
+      const f: DoctorFinding = {
+        problem: `${path} is not a regular file (a named pipe, socket or device): commands that lock or log there refuse it`,
+      };
+      if (repair) {
+        rmSync(path);
+        f.repaired = "removed it (memvoy creates the file again)";
+      }
+      out.push(f);
       continue;
     }
     if (!st?.isSymbolicLink()) continue;

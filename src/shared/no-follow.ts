@@ -1,7 +1,7 @@
 // Files memvoy appends to in place (lock files, the daemon log) are opened without following a symbolic link,
 // and the archive, its WAL, the vector store and sessions/ are refused as links before they are opened: a link
 // planted there would make memvoy read, write to or truncate files outside the home.
-import { constants, lstatSync, mkdirSync, openSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, type Stats } from "node:fs";
 import { namedError } from "./errors.ts";
 import { DIR_MODE, FILE_MODE } from "./atomic-write.ts";
 
@@ -14,16 +14,39 @@ export const HomeLinkRefusedError = namedError<{ path: string; fix?: string }>(
 );
 export type HomeLinkRefusedError = InstanceType<typeof HomeLinkRefusedError>;
 
-const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+/** A named pipe, socket or device where memvoy keeps a lock file or a log: opening it would wait forever. */
+export const HomeFileNotRegularError = namedError<{ path: string }>(
+  "HomeFileNotRegularError",
+  "runtime",
+  (d) =>
+    `${d.path} is not a regular file (a named pipe, socket or device); nothing was changed. Move it aside (memvoy creates the file again)`,
+);
+export type HomeFileNotRegularError = InstanceType<typeof HomeFileNotRegularError>;
 
-/** Open `path` for appending (created 0600 when missing); a symbolic link there throws HomeLinkRefusedError. */
+// O_NONBLOCK: a named pipe with no reader fails at once (ENXIO) instead of holding the open; no effect on a file.
+const APPEND =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Open `path` for appending (created 0600 when missing); a symbolic link there throws HomeLinkRefusedError, and a
+ * named pipe, socket or device HomeFileNotRegularError.
+ */
 export function openAppendNoFollow(path: string): number {
+  let fd: number;
   try {
-    return openSync(path, APPEND, FILE_MODE);
+    fd = openSync(path, APPEND, FILE_MODE);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new HomeLinkRefusedError({ path }, { cause: err });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new HomeLinkRefusedError({ path }, { cause: err });
+    if (code === "ENXIO" || code === "ENODEV" || code === "EOPNOTSUPP")
+      throw new HomeFileNotRegularError({ path }, { cause: err });
     throw err;
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new HomeFileNotRegularError({ path });
+  }
+  return fd;
 }
 
 /** What to do about a link at a file or folder that holds data: the home or .store may be the link instead. */

@@ -222,3 +222,44 @@ test("doctor names a folder in place of the writer lock and a file in place of t
   expect(check.stdout).toContain(`${lance} is a file where memvoy keeps a folder: move it aside`);
   expect(check.stdout).not.toContain("os error");
 });
+
+test("a named pipe where memvoy keeps a lock file or a log is refused at once, never waited on; doctor names it and --repair removes it", async () => {
+  const home = tempHome();
+  expect((await cli(add("s1"), { home })).code).toBe(0);
+  // Run the real CLI, but never wait past a bound: a command stuck opening the pipe is killed and fails the test.
+  const within = async (args: string[]) => {
+    const proc = Bun.spawn(["bun", join(import.meta.dir, "../../src/index.ts"), "--home", home, ...args], {
+      env: { PATH: process.env.PATH!, HOME: home, TZ: "UTC" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code: proc.signalCode ? proc.signalCode : code, stdout, stderr: stderr.trim() };
+  };
+  for (const [name, args] of [
+    [".store/write.lock", add("s1", "again")],
+    ["daemon.lock", ["--daemon"]],
+  ] as const) {
+    const path = join(home, name);
+    rmSync(path, { force: true });
+    expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
+    const r = await within([...args]);
+    expect({ name, code: r.code, stderr: r.stderr }).toEqual({
+      name,
+      code: 1,
+      stderr: `memvoy: ${path} is not a regular file (a named pipe, socket or device); nothing was changed. Move it aside (memvoy creates the file again)`,
+    });
+    const doctor = await within(["doctor"]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`${path} is not a regular file (a named pipe, socket or device)`);
+    expect((await within(["doctor", "--repair"])).code).toBe(0);
+    expect(existsSync(path)).toBe(false);
+  }
+  expect((await within(add("s1", "after the repair"))).code).toBe(0);
+}, 180_000);

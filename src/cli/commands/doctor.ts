@@ -42,7 +42,9 @@ doctor also names a symbolic link where memvoy keeps a lock file, a log or the
 vector store (every command refuses to follow it), and a file or link in
 sessions/ named like a session (commands on that session fail). --repair removes
 a linked lock file or log (the link only: memvoy creates the file again) and
-moves such a file out of sessions/, to <home>/NAME.stray-TIME. Files and folders
+moves such a file out of sessions/, to <home>/NAME.stray-TIME. A named pipe,
+socket or device at a lock file or log is named, and --repair removes it (every
+command refuses it rather than wait on it). Files and folders
 of the home that other users may open (a restore under another umask) are named
 too, and --repair makes them private again (0600 / 0700). Every vector table
 (message vectors and error-memory vectors) is read through: a damaged one (a
