@@ -15,7 +15,9 @@ export function indexFindings(ctx: MemoryContext, repair: boolean): DoctorFindin
   return indexGaps(ctx.db).map((g) => {
     const [name, rows] = WHAT[g.index];
     const f: DoctorFinding = {
-      problem: `${name} holds ${g.held} entr${g.held === 1 ? "y" : "ies"} for ${g.expected} ${rows} (changed by another program): search misses what it lacks; doctor --repair rebuilds it`,
+      problem: g.missing
+        ? `${name} is missing (a table of it was dropped by another program): searches and writes fail; doctor --repair makes it again`
+        : `${name} holds ${g.held} entr${g.held === 1 ? "y" : "ies"} for ${g.expected} ${rows} (changed by another program): search misses what it lacks; doctor --repair rebuilds it`,
     };
     if (repair) {
       const n = withWriteLock(ctx.db, () => {

@@ -73,3 +73,36 @@ test("an emptied or cut full-text index is named by doctor and rebuilt by --repa
   expect((await doctor(home, "--repair")).code).toBe(0);
   expect(await hits(home, "zebrafish")).toBe(40);
 });
+
+test("a dropped full-text index table is named by doctor and made again by --repair, with its options", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", [{ role: "user", content: "the zebrafish pipeline broke" }]);
+  await api.recordError({ tool: "git", error: "fatal: not a git repository", fix: "run git init first" });
+  api.close();
+  const path = join(home, ".store", "history.db");
+  const options = () => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.query("SELECT k, v FROM messages_fts_config UNION ALL SELECT k, v FROM error_records_fts_config").all();
+    } finally {
+      db.close();
+    }
+  };
+  const before = options();
+  const db = new Database(path);
+  for (const t of ["messages_fts", "error_records_fts"]) db.run(`DROP TABLE ${t}`);
+  db.close();
+
+  const found = await doctor(home);
+  expect(found.code).toBe(1);
+  const problems = found.report.findings.map((f) => f.problem).join("\n");
+  expect(problems).toContain("the keyword index is missing");
+  expect(problems).toContain("the error-memory index is missing");
+  expect((await doctor(home, "--repair")).code).toBe(0);
+  expect(options()).toEqual(before); // secure-delete as the migrations set it
+  expect((await doctor(home)).code).toBe(0);
+  expect(await hits(home, "zebrafish")).toBe(1);
+  expect((await cli(["errors", "search", "not a git repository", "--json"], { home })).stdout).toContain("git init");
+  expect((await cli(["add", "s1", "--role", "user", "--content", "zebrafish again"], { home })).code).toBe(0);
+  expect(await hits(home, "zebrafish")).toBe(2);
+});

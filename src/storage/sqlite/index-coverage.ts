@@ -15,6 +15,36 @@ export interface IndexGap {
   expected: number;
   /** Rows it holds (the fewer of its row-length records and its own count). */
   held: number;
+  /** A table of the index is gone (dropped by another program): every search and write fails until it is made again. */
+  missing?: true;
+}
+
+const FTS = "content='', contentless_delete=1";
+const WORDS = "tokenize='unicode61 remove_diacritics 2'";
+const TRIGRAMS = "detail=none, tokenize='trigram case_sensitive 0'";
+/** Each index table as the migrations leave it (the keyword index with its session column), with its options. */
+const TABLES: Record<string, { columns: string; form: string; options: [string, number][] }> = {
+  messages_fts: { columns: "body, sess", form: WORDS, options: [["secure-delete", 1]] },
+  messages_trigram: {
+    columns: "body",
+    form: TRIGRAMS,
+    options: [
+      ["secure-delete", 1],
+      ["deletemerge", 0],
+    ],
+  },
+  messages_trigram_archived: { columns: "body", form: TRIGRAMS, options: [["secure-delete", 1]] },
+  error_records_fts: { columns: "error, cause, fix, keywords", form: WORDS, options: [["secure-delete", 1]] },
+};
+
+const tableThere = (db: Database, t: string) =>
+  db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== null;
+
+/** The tables of `index` as the database should have them. */
+function indexTables(db: Database, index: IndexName): string[] {
+  if (index === "keyword") return ["messages_fts"];
+  if (index === "error") return ["error_records_fts"];
+  return trigramTables(db);
 }
 
 const count = (db: Database, sql: string, ...args: bigint[]) =>
@@ -39,16 +69,32 @@ function gap(index: IndexName, expected: number, held: { records: number; totals
 /** The indexes that do not hold exactly the rows they index (none for a sound archive). */
 export function indexGaps(db: Database): IndexGap[] {
   const out: IndexGap[] = [];
-  out.push(...gap("keyword", count(db, "SELECT count(*) AS n FROM messages"), heldRows(db, ["messages_fts"])));
+  const check = (index: IndexName, expected: number) => {
+    const tables = indexTables(db, index);
+    if (tables.some((t) => !tableThere(db, t))) out.push({ index, expected, held: 0, missing: true });
+    else out.push(...gap(index, expected, heldRows(db, tables)));
+  };
+  check("keyword", count(db, "SELECT count(*) AS n FROM messages"));
   const s = trigramState(db);
-  if (s) {
-    const expected = s.done
-      ? count(db, "SELECT count(*) AS n FROM messages")
-      : count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", s.cursor);
-    out.push(...gap("substring", expected, heldRows(db, trigramTables(db))));
-  }
-  out.push(...gap("error", count(db, "SELECT count(*) AS n FROM error_records"), heldRows(db, ["error_records_fts"])));
+  if (s)
+    check(
+      "substring",
+      s.done
+        ? count(db, "SELECT count(*) AS n FROM messages")
+        : count(db, "SELECT count(*) AS n FROM messages WHERE seq <= ?", s.cursor),
+    );
+  check("error", count(db, "SELECT count(*) AS n FROM error_records"));
   return out;
+}
+
+/** Make a dropped index table again, empty, as the migrations made it. */
+function createTable(db: Database, t: string): void {
+  const d = TABLES[t]!;
+  // A keyword index upgrade under way is done: the table made here has the session column.
+  if (t === "messages_fts")
+    for (const old of ["messages_fts_next", "fts_upgrade"]) db.run(`DROP TABLE IF EXISTS ${old}`);
+  db.run(`CREATE VIRTUAL TABLE ${t} USING fts5(${d.columns}, ${FTS}, ${d.form})`);
+  for (const [k, v] of d.options) db.run(`INSERT INTO ${t}(${t}, rank) VALUES ('${k}', ${v})`);
 }
 
 const BATCH = 1000;
@@ -69,8 +115,9 @@ function eachMessage(
 
 const emptyTable = (db: Database, t: string) => db.run(`INSERT INTO ${t}(${t}) VALUES ('delete-all')`);
 
-/** Index every row again from scratch; call inside the write transaction. */
+/** Index every row again from scratch (a dropped table made again first); call inside the write transaction. */
 export function rebuildIndex(db: Database, index: IndexName): void {
+  for (const t of indexTables(db, index)) if (!tableThere(db, t)) createTable(db, t);
   if (index === "keyword") {
     emptyTable(db, "messages_fts");
     const session = ftsHasSession(db);
