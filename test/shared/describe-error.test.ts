@@ -63,7 +63,7 @@ import { TokenBudgetSpentError } from "../../src/memory/summary/token-budget.ts"
 import { EmptyTimeWindowError, InvalidFilterError, InvalidTimeBoundError } from "../../src/shared/time-filter.ts";
 import { ForeignDatabaseError } from "../../src/storage/foreign/foreign-sqlite.ts";
 import { NotAFileError, SessionFolderAliasError, SymlinkRefusedError } from "../../src/storage/history/no-symlink.ts";
-import { HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
+import { HomeFileNotRegularError, HomeLinkRefusedError } from "../../src/shared/no-follow.ts";
 import { DatabaseNotWritableError } from "../../src/storage/sqlite/open-database.ts";
 import { FolderUnchangeableError } from "../../src/memory/deletion-folders.ts";
 import { BrokenDatabaseError } from "../../src/storage/sqlite/broken-database.ts";
@@ -1002,6 +1002,11 @@ const KINDS: [Error & { data: object }, string, 1 | 2][] = [
     new HomeLinkRefusedError({ path: "/h/.store/history.db", fix: "Put what it points to in its place" }),
     "/h/.store/history.db is a symbolic link; memvoy never follows a link for its own files, and nothing was changed. Put what it points to in its place",
     2,
+  ],
+  [
+    new HomeFileNotRegularError({ path: "/h/.store/write.lock" }),
+    "/h/.store/write.lock is not a regular file (a named pipe, socket or device); nothing was changed. Move it aside (memvoy creates the file again)",
+    1,
   ],
   [
     new NotAFileError({ path: "/h/sessions/s/history.json" }),
