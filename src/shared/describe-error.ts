@@ -32,6 +32,9 @@ function describe(err: unknown): string {
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") {
     return `the archive .store/history.db is broken (${line}): run \`memvoy doctor\` to see what can be saved, then \`memvoy doctor --repair\``;
   }
+  // A table or column of the archive another program dropped (a full-text index: doctor --repair makes it again).
+  if (code === "SQLITE_ERROR" && /^no such (table|column): /.test(line))
+    return `the archive .store/history.db lacks part of memvoy's schema (${line}): run \`memvoy doctor\` to see what is wrong, then \`memvoy doctor --repair\``;
   if (/^(no space left|permission denied|a file would grow past)/.test(line)) return line; // described already (e.g. by a worker)
   // An error of ours that says what a full disk stopped after part of the work was stored ("300 message(s) removed,
   // but … failed (no space left on the device: database or disk is full)"): never "nothing was changed".

@@ -1330,6 +1330,19 @@ test("real failures from the file system and SQLite are mapped", () => {
     db.close();
     expect(describeError(caught)).toStartWith("permission denied: ");
 
+    // A part of the schema gone (a table another program dropped) names it and the way to doctor.
+    const gone = new Database(":memory:");
+    let missing: unknown;
+    try {
+      gone.run("SELECT * FROM messages_fts_data");
+    } catch (e) {
+      missing = e;
+    }
+    gone.close();
+    expect(describeError(missing)).toBe(
+      "the archive .store/history.db lacks part of memvoy's schema (no such table: messages_fts_data): run `memvoy doctor` to see what is wrong, then `memvoy doctor --repair`",
+    );
+
     if (process.getuid?.() !== 0) {
       const locked = join(dir, "locked");
       writeFileSync(locked, "x", { mode: 0o000 });
