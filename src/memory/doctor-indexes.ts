@@ -17,7 +17,7 @@ export function indexFindings(ctx: MemoryContext, repair: boolean): DoctorFindin
     const f: DoctorFinding = {
       problem: g.missing
         ? `${name} is missing (a table of it was dropped by another program): searches and writes fail; doctor --repair makes it again`
-        : `${name} holds ${g.held} entr${g.held === 1 ? "y" : "ies"} for ${g.expected} ${rows} (changed by another program): search misses what it lacks; doctor --repair rebuilds it`,
+        : `${name} holds ${g.held} entr${g.held === 1 ? "y" : "ies"} for ${g.expected} ${rows} (changed by another program): ${g.held < g.expected ? "search misses what it lacks" : "it keeps entries of rows no longer in the archive"}; doctor --repair rebuilds it`,
     };
     if (repair) {
       const n = withWriteLock(ctx.db, () => {

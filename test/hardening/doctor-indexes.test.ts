@@ -112,3 +112,23 @@ test("a dropped full-text index table is named by doctor and made again by --rep
   expect((await cli(["add", "s1", "--role", "user", "--content", "zebrafish again"], { home })).code).toBe(0);
   expect(await hits(home, "zebrafish")).toBe(2); // "x" was never stored
 });
+
+test("a keyword index holding entries of rows gone from the archive is named as such and rebuilt", async () => {
+  const { home, api } = openTemp({ drain: "off" });
+  api.add("s1", [
+    { role: "user", content: "the zebrafish pipeline broke" },
+    { role: "assistant", content: "restart the zebrafish worker" },
+  ]);
+  api.close();
+  const db = new Database(join(home, ".store", "history.db"));
+  db.run("INSERT INTO messages_fts (rowid, body, sess) VALUES (999999, 'a stray entry', 'sx')");
+  db.close();
+  const found = await doctor(home);
+  expect(found.code).toBe(1);
+  expect(found.report.findings.map((f) => f.problem).join("\n")).toContain(
+    "the keyword index holds 3 entries for 2 message(s) (changed by another program): it keeps entries of rows no longer in the archive",
+  );
+  expect((await doctor(home, "--repair")).code).toBe(0);
+  expect((await doctor(home)).code).toBe(0);
+  expect(await hits(home, "zebrafish")).toBe(2);
+});
