@@ -2,6 +2,7 @@
 // go to the log file; restore() gives stderr back.
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { devNull } from "node:os";
 import { join } from "node:path";
 import { removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
 import { redirectLogs } from "../../src/tui/terminal/log-redirect.ts";
@@ -85,5 +86,9 @@ r.restore();
     }
     expect(String(thrown)).toContain(`${log} is a symbolic link`);
     expect(statSync(victim).size).toBe(2 * 1024 * 1024);
+  });
+
+  test("the null device, the last resort for a home not made yet, is taken as the log", () => {
+    redirectLogs(devNull).restore();
   });
 });

@@ -1,7 +1,8 @@
 // While the TUI owns the terminal, console.* and anything written to fd 2 (including native libraries'
 // own stderr logging) go to a log file instead of the screen. restore() puts everything back.
 import { dlopen, FFIType } from "bun:ffi";
-import { closeSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { devNull } from "node:os";
 import { openAppendNoFollow } from "../../shared/no-follow.ts";
 import { redactSecrets, secretValues } from "../../shared/redact.ts";
 import { format } from "node:util";
@@ -33,7 +34,8 @@ export interface LogRedirect {
 
 export function redirectLogs(file: string): LogRedirect {
   // Never through a symbolic link (HomeLinkRefusedError): the log would be appended to, or emptied, elsewhere.
-  const fd = openAppendNoFollow(file);
+  // The last resort of a home not made yet is the null device, which openAppendNoFollow refuses as no regular file.
+  const fd = file === devNull ? openSync(devNull, "a") : openAppendNoFollow(file);
   if (fstatSync(fd).size > MAX_LOG_BYTES) ftruncateSync(fd, 0);
   // A crash's stack quotes its error's message, which may quote a key or a URL's password: redacted, as every log is.
   const keys = secretValues();
