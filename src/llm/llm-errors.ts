@@ -103,6 +103,8 @@ const ANSWER_PROBLEMS = {
   "no-json": (d: { length?: number }) => `held no JSON (${d.length ?? 0} characters of text)`,
   "no-summary": () => "held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
   shape: () => "did not have the expected shape",
+  // Every entry of a non-empty previous summary dropped and nothing new given: a failed merge, not a summary.
+  emptied: () => "was an empty summary, dropping every entry of the previous one: the previous summary is kept",
   // The model stopped at max_tokens: the JSON it was writing is incomplete (a retry gets no more room).
   truncated: (d: { maxTokens?: number }) =>
     `was cut off at its limit of ${d.maxTokens ?? "max"} output tokens (stop_reason max_tokens) before its JSON was complete`,

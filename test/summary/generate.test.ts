@@ -150,6 +150,36 @@ test("garbage answers change nothing: text with no JSON, and JSON that is not a 
   expect(s.api.summary("s1").usage[0]!.calls).toBe(3);
 });
 
+test("an empty answer never erases a summary that held entries: the chunk fails and the summary and cursor stay", async () => {
+  s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 1);
+  s.fake.push(summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("database") }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  const summaryBefore = readText(s.home + "/sessions/s1/summary.json");
+  const cursorBefore = readText(s.home + "/sessions/s1/.summary_cursor");
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 60_000, tag: "y" });
+  const nothing = { topic: "", description: "", perspectives: "", direction: "" };
+  s.fake.push(summaryStep({ current_discussion: nothing }));
+  const r = (await s.api.summarize("s1")).sessions[0]!;
+  expect(r.outcome).toBe("failed");
+  expect(r.error).toBe(
+    "chunk 1/1: summary answer from claude-sonnet-5-5 was an empty summary, dropping every entry of the previous one: the previous summary is kept",
+  );
+  expect(readText(s.home + "/sessions/s1/summary.json")).toBe(summaryBefore);
+  expect(readText(s.home + "/sessions/s1/.summary_cursor")).toBe(cursorBefore);
+  // The next run sends the same messages again, and a real merge saves.
+  s.fake.push(summaryStep({ key_decisions: ["Do: use Postgres"], current_discussion: current("caching") }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  expect(transcriptOf(s.fake.requests.at(-1)!.messages[0]!.content)).toContain("y question 0");
+  // A summary holding only a current topic (small talk) may end empty: nothing of it was a decision or a past topic.
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 120_000, tag: "z" });
+  s.fake.push(summaryStep({ key_decisions: [], current_discussion: current("greetings") }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+  addExchanges(s.api, "s1", 1, { startMs: T0 + 180_000, tag: "w" });
+  s.fake.push(summaryStep({ current_discussion: nothing }));
+  expect((await s.api.summarize("s1")).sessions[0]!.outcome).toBe("ok");
+});
+
 test("an answer cut off at max_tokens, or a refusal, fails the chunk saying so, and changes nothing", async () => {
   s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 2);

@@ -82,10 +82,19 @@ async function summarizeWithin(llm: LlmClient, input: ChunkInput, maxTokens: num
     },
     "summary",
   );
+  // Decisions or past topics: memory a merge keeps. A lone current topic (small talk) may rightly end empty.
+  const p = input.previous;
+  const hadEntries = p.key_decisions.length + p.past_discussions.length > 0 || Object.keys(input.legacy).length > 0;
+  let emptied = false;
   for (const candidate of candidates) {
     const loose = parseLooseSummary(candidate);
     if (!loose) continue;
     const ruled = applySummaryRules(loose, input.previous);
+    // New messages never leave a conversation with nothing to remember: an empty answer would erase the memory.
+    if (hadEntries && summaryIsEmpty(ruled.summary)) {
+      emptied = true;
+      continue;
+    }
     const conversation = input.chunk.parts.map((p) => p.text).join("\n");
     const converted =
       !wantsTraditional(input.replyLang) || isJapaneseOutput(input.replyLang, conversation)
@@ -99,5 +108,5 @@ async function summarizeWithin(llm: LlmClient, input: ChunkInput, maxTokens: num
     };
   }
   if (reply.stopReason === "max_tokens") throw truncatedAnswer({ purpose: "summary", maxTokens }, reply);
-  throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: "no-summary" });
+  throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: emptied ? "emptied" : "no-summary" });
 }
