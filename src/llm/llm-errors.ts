@@ -101,7 +101,8 @@ const ANSWER_PROBLEMS = {
   empty: () => "was empty",
   // Its length only: the answer may quote the conversation, and logs never hold message content.
   "no-json": (d: { length?: number }) => `held no JSON (${d.length ?? 0} characters of text)`,
-  "no-summary": () => "held no valid summary (it needs key_decisions, past_discussions and current_discussion)",
+  "no-summary": (d: { detail?: string }) =>
+    `held no valid summary (${d.detail ?? "it needs key_decisions, past_discussions and current_discussion"})`,
   shape: () => "did not have the expected shape",
   // Every entry of a non-empty previous summary dropped and nothing new given: a failed merge, not a summary.
   emptied: () => "was an empty summary, dropping every entry of the previous one: the previous summary is kept",
@@ -122,6 +123,8 @@ export const LlmAnswerError = namedError<{
   length?: number;
   /** truncated: the request's max_tokens. */
   maxTokens?: number;
+  /** no-summary: what is wrong with an answer that has the summary's keys (paths and types only, never its text). */
+  detail?: string;
   /** not-api: the base URL (credentials masked) and the HTTP status of an answer that is no Messages API answer. */
   server?: string;
   status?: number;

@@ -150,6 +150,28 @@ test("garbage answers change nothing: text with no JSON, and JSON that is not a 
   expect(s.api.summary("s1").usage[0]!.calls).toBe(3);
 });
 
+test("an answer with the summary's keys but a wrong shape says which key is wrong, never quoting the answer", async () => {
+  s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
+  addExchanges(s.api, "s1", 1);
+  for (const [json, says] of [
+    [
+      { key_decisions: [{ decision: "Do: use Postgres" }], past_discussions: [], current_discussion: current("db") },
+      "key_decisions entry 1 is an object, not text",
+    ],
+    [
+      { key_decisions: [], past_discussions: "secret plans", current_discussion: true },
+      "past_discussions is text, not a list; current_discussion is a boolean, not a topic with text fields",
+    ],
+    [{ answer: 42, key_decisions: [] }, "it needs key_decisions, past_discussions and current_discussion"],
+  ] as const) {
+    s.fake.push({ json, tag: "summary" });
+    const r = (await s.api.summarize("s1")).sessions[0]!;
+    expect(r.outcome).toBe("failed");
+    expect(r.error).toBe(`chunk 1/1: summary answer from claude-sonnet-5-5 held no valid summary (${says})`);
+    expect(existsSync(s.home + "/sessions/s1/summary.json")).toBe(false);
+  }
+});
+
 test("an empty answer never erases a summary that held entries: the chunk fails and the summary and cursor stay", async () => {
   s = await setup({ MEMVOY_SUMMARY_MAX_RETRIES: "0" });
   addExchanges(s.api, "s1", 1);

@@ -6,7 +6,7 @@ import { LlmAnswerError, LlmCallError, truncatedAnswer } from "../../llm/llm-err
 import type { Chunk } from "./chunking.ts";
 import { PROMPTS, fenceFor, fill } from "./prompts.ts";
 import { isJapaneseOutput, languageRule, toTraditional, wantsTraditional } from "./reply-language.ts";
-import { assertValidSummary, parseLooseSummary } from "./summary-schema.ts";
+import { assertValidSummary, looseSummaryProblem, parseLooseSummary } from "./summary-schema.ts";
 import { applySummaryRules, type RuleNotes } from "./summary-rules.ts";
 import { summaryIsEmpty, type Summary } from "./summary-types.ts";
 import { renderTranscript } from "./transcript.ts";
@@ -86,9 +86,13 @@ async function summarizeWithin(llm: LlmClient, input: ChunkInput, maxTokens: num
   const p = input.previous;
   const hadEntries = p.key_decisions.length + p.past_discussions.length > 0 || Object.keys(input.legacy).length > 0;
   let emptied = false;
+  let problem: string | undefined;
   for (const candidate of candidates) {
     const loose = parseLooseSummary(candidate);
-    if (!loose) continue;
+    if (!loose) {
+      problem ??= looseSummaryProblem(candidate);
+      continue;
+    }
     const ruled = applySummaryRules(loose, input.previous);
     // New messages never leave a conversation with nothing to remember: an empty answer would erase the memory.
     if (hadEntries && summaryIsEmpty(ruled.summary)) {
@@ -108,5 +112,11 @@ async function summarizeWithin(llm: LlmClient, input: ChunkInput, maxTokens: num
     };
   }
   if (reply.stopReason === "max_tokens") throw truncatedAnswer({ purpose: "summary", maxTokens }, reply);
-  throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: emptied ? "emptied" : "no-summary" });
+  if (emptied) throw new LlmAnswerError({ purpose: "summary", model: reply.model, problem: "emptied" });
+  throw new LlmAnswerError({
+    purpose: "summary",
+    model: reply.model,
+    problem: "no-summary",
+    ...(problem ? { detail: problem } : {}),
+  });
 }

@@ -102,6 +102,38 @@ export function parseLooseSummary(value: unknown): LooseSummary | undefined {
   return r.success ? r.output : undefined;
 }
 
+/**
+ * Why a value holding at least 2 of the summary's keys is no summary (a decision given as an object, a list as
+ * text): the keys and the types, never the text. undefined when it does not hold the keys, or is a summary.
+ */
+export function looseSummaryProblem(value: unknown): string | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const o = value as Record<string, unknown>;
+  if (SUMMARY_KEYS.filter((k) => k in o).length < 2 || v.safeParse(LooseSummarySchema, o).success) return undefined;
+  const problems: string[] = [];
+  const list = (key: string, item: (x: unknown) => boolean, wanted: string) => {
+    const x = o[key];
+    if (x === undefined || x === null) return;
+    if (!Array.isArray(x)) return problems.push(`${key} is ${typeOf(x)}, not a list`);
+    const i = x.findIndex((e) => !item(e));
+    if (i >= 0) problems.push(`${key} entry ${i + 1} is ${typeOf(x[i])}, not ${wanted}`);
+  };
+  list("key_decisions", (x) => typeof x === "string" || typeof x === "number", "text");
+  list("past_discussions", (x) => typeof x === "string" || v.is(LoosePast, x), "a topic with text fields");
+  const c = o.current_discussion;
+  if (c !== undefined && c !== null && !v.is(LooseCurrent, c))
+    problems.push(`current_discussion is ${typeOf(c)}, not a topic with text fields`);
+  return problems.length > 0 ? problems.join("; ") : undefined;
+}
+
+/** A JSON value's kind in words ("an object", "a list", "text"), never the value itself. */
+function typeOf(x: unknown): string {
+  if (Array.isArray(x)) return "a list";
+  if (x === null) return "null";
+  if (typeof x === "object") return "an object";
+  return typeof x === "string" ? "text" : `a ${typeof x}`;
+}
+
 /** A summary (from the model, after conversion) fails the strict summary.json schema. */
 export const InvalidSummaryError = namedError<{ issues: IssueFact[] }>(
   "InvalidSummaryError",
