@@ -46,8 +46,15 @@ describe("imported sessions and the summary cron", () => {
     await importJsonlFiles(api, [file]);
     expect(api.dueSessions()).toEqual(["agent-2"]);
     expect(api.summary("agent-1").due).toBe(false);
+    expect(api.summary("agent-1").waitsForImport).toBe(true);
+    expect(api.summary("agent-2").waitsForImport).toBeUndefined();
     expect(api.sessions().find((s) => s.id === "agent-1")?.source).toBe("jsonl");
     api.close();
+    // `summary` says why a session never summarized is not due, and how to run it now.
+    const view = await cli(["summary", "agent-1"], { home });
+    expect(view.stdout).toContain(
+      "Due: no (an imported session: the cron and memvoy summarize wait for [import] summarize = true; memvoy summarize agent-1 runs it now)",
+    );
     // The source it was given is not part of the export: export, import, export gives the same bytes.
     const { home: again } = openTemp();
     const back = await cli(["import", "jsonl", file], { home: again });

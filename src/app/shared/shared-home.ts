@@ -21,7 +21,7 @@ import { filterRelevant } from "../../memory/summary/relevance-filter.ts";
 import type { SummarizeOptions, SummarizeReport } from "../../memory/summary/summary-report.ts";
 import type { BudgetState } from "../../memory/summary/token-budget.ts";
 import { archiveCursorNs, localPosition } from "./shared-cursor.ts";
-import { summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
+import { dueParts, summaryViewOf, type SummaryView } from "../../memory/summary/summary-view.ts";
 import { assembleTurnContext, type TurnContext } from "../../memory/turn-context.ts";
 import { recordBytes } from "../../storage/history/history-file.ts";
 import { refuseSessionSymlinks } from "../../storage/history/no-symlink.ts";
@@ -321,10 +321,10 @@ export class SharedHome {
       const waits = !this.ctx.config.import.summarize && meta?.source !== undefined;
       const { file, cursor } = await cachedSummary(this.ctx, session);
       const known = state ? { ...status, summaryUpdatedAt: state.updatedAt } : status;
-      const due = !waits && sharedDue(session, row, known, file.state === "corrupt");
+      const due = dueParts(sharedDue(session, row, known, file.state === "corrupt"), waits);
       // The position's cursor as the file holds it: in this host's local time.
       const local = run?.position ? { ...run, position: localPosition(run.position) } : run;
-      return summaryViewOf(session, { file, cursor, run: local, usage, due });
+      return summaryViewOf(session, { file, cursor, run: local, usage, ...due });
     });
   }
 

@@ -13,7 +13,8 @@ Run Generate now: fold the messages newer than the session's cursor into its rol
 summary (summary.json). Without SESSION, every due session is summarized: not temp-,
 with messages, and no summary yet, a history.json newer than summary.json, a
 summary.json that cannot be read (moved aside, then rebuilt), or a last run that did
-not finish.
+not finish. An imported session waits for [import] summarize = true (so importing
+history never starts LLM spend); naming it summarizes it now.
 
 Messages come from the archive, so those already compacted out of history.json are
 summarized too. They are sent in chunks of at most summary.chunk_chars characters (a

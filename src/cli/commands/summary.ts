@@ -74,7 +74,12 @@ function printView(v: SummaryView): void {
         `  ${u.purpose.padEnd(10)} ${u.model}: ${u.calls} call(s), ${n(u.inputTokens)} in / ${n(u.outputTokens)} out`,
       );
   }
-  println(`${bold("Due")}: ${v.due ? "yes" : "no"}`);
+  const waits = v.waitsForImport
+    ? dim(
+        ` (an imported session: the cron and memvoy summarize wait for [import] summarize = true; memvoy summarize ${arg} runs it now)`,
+      )
+    : "";
+  println(`${bold("Due")}: ${v.due ? "yes" : "no"}${waits}`);
 }
 
 const spec = sessionSpec("summary", usage, {}, { createsNoHome: true });

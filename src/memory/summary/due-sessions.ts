@@ -73,14 +73,9 @@ function summaryCorrupt(ctx: MemoryContext, session: string): boolean {
   }
 }
 
-/** isDue as the cron sees it: an imported session also waits for [import] summarize = true. */
-export function isDueForCron(
-  ctx: MemoryContext,
-  session: string,
-  row?: Pick<SessionRow, "messageCount" | "updatedAt">,
-): boolean {
-  if (!ctx.config.import.summarize && getSessionMeta(ctx.db, session)?.source !== undefined) return false;
-  return isDue(ctx, session, row);
+/** An imported session the cron and a `summarize` of every due session leave alone until [import] summarize = true. */
+export function waitsForImportSetting(ctx: MemoryContext, session: string): boolean {
+  return !ctx.config.import.summarize && getSessionMeta(ctx.db, session)?.source !== undefined;
 }
 
 export function dueSessions(ctx: MemoryContext): string[] {

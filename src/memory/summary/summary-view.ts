@@ -7,7 +7,7 @@ import { sessionUsageTotals, type UsageTotal } from "../../storage/sqlite/usage-
 import { getSummaryRun, type SummaryRunRow } from "../../storage/sqlite/summary-runs-repo.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { UnknownSessionError, sessionExists } from "../session-admin.ts";
-import { isDueForCron } from "./due-sessions.ts";
+import { isDue, waitsForImportSetting } from "./due-sessions.ts";
 import { readCursor, readSummary, summaryRunHeld } from "./summary-store.ts";
 import type { Summary, SummaryFile } from "./summary-types.ts";
 import { quoteCursorText, type CursorFile } from "../../storage/history/cursor-file.ts";
@@ -29,6 +29,8 @@ export interface SummaryView {
   /** Token usage of every LLM call made for this session, per purpose and model. */
   usage: UsageTotal[];
   due: boolean;
+  /** Not due only because it is an imported session and [import] summarize is false. */
+  waitsForImport?: true;
 }
 
 export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
@@ -40,7 +42,7 @@ export function viewSummary(ctx: MemoryContext, session: string): SummaryView {
     cursor: readCursor(ctx, session),
     run: settledRun(ctx, session, getSummaryRun(ctx.db, session)),
     usage: sessionUsageTotals(ctx.db, session),
-    due: isDueForCron(ctx, session, getSessionRow(ctx.db, session)),
+    ...dueParts(isDue(ctx, session, getSessionRow(ctx.db, session)), waitsForImportSetting(ctx, session)),
   });
 }
 
@@ -56,10 +58,20 @@ export interface SummaryParts {
   run: SummaryRunRow | undefined;
   usage: UsageTotal[];
   due: boolean;
+  waitsForImport?: boolean;
 }
 
-export function summaryViewOf(session: string, { file, cursor, run, usage, due }: SummaryParts): SummaryView {
+/** `due` as the cron sees it, from whether the session would be due and whether it waits for [import] summarize. */
+export function dueParts(wouldBeDue: boolean, waits: boolean): { due: boolean; waitsForImport: boolean } {
+  return { due: wouldBeDue && !waits, waitsForImport: wouldBeDue && waits };
+}
+
+export function summaryViewOf(
+  session: string,
+  { file, cursor, run, usage, due, waitsForImport }: SummaryParts,
+): SummaryView {
   const view: SummaryView = { session, state: file.state, usage, due };
+  if (waitsForImport) view.waitsForImport = true;
   if (file.state === "ok") {
     view.summary = file.summary;
     if (Object.keys(file.legacy).length > 0) view.legacy = file.legacy;
