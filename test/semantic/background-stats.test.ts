@@ -2,7 +2,7 @@
 // .store/relevance, sampled once, read (not re-sampled) by later searches and other processes, re-sampled
 // after enough new vectors, and giving the same hits and scores as a fresh sample.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, openTemp, removeTempHomes, tempHome } from "../fixture/home.ts";
 import { backgroundSamplings } from "../../src/memory/embedding/background-stats.ts";
@@ -81,6 +81,44 @@ describe("kept background statistics", () => {
     expect(backgroundSamplings()).toBe(before + 2);
     third.close();
     expect(shape(c)).toEqual(shape(a));
+  }, 120_000);
+
+  test("a garbled kept file is sampled again: no crash, and the same hits and scores as a fresh sample", async () => {
+    const { home, api } = openTemp({ drain: "off" });
+    api.add("s", turns(240));
+    await api.drainEmbeddings();
+    const fresh = shape(await api.search(QUERY));
+    expect(fresh.length).toBeGreaterThan(0);
+    api.close();
+    const path = join(home, ".store", "relevance", keptFiles(home)[0]!);
+    const good = readFileSync(path);
+    const nl = good.indexOf(10);
+    const header = JSON.parse(good.subarray(0, nl).toString()) as Record<string, unknown>;
+    const withHeader = (h: unknown, body: Uint8Array) => {
+      let head = JSON.stringify(h);
+      head += " ".repeat((4 - ((head.length + 1) % 4)) % 4) + "\n";
+      return Buffer.concat([Buffer.from(head), body]);
+    };
+    const body = good.subarray(nl + 1);
+    const filled = (value: number) => new Uint8Array(new Float32Array(body.length / 4).fill(value).buffer);
+    const garbled: [string, Uint8Array][] = [
+      ["a header that is null", withHeader(null, body)],
+      ["a body of NaN", withHeader(header, filled(Number.NaN))],
+      ["a body of zeros", withHeader(header, filled(0))],
+      ["a body of huge values", withHeader(header, filled(1e30))],
+      ["no vectors, rows not a number", withHeader({ ...header, rows: "x", count: 0 }, new Uint8Array(0))],
+    ];
+    for (const [what, bytes] of garbled) {
+      writeFileSync(path, bytes);
+      const r = await cli(["search", "--match", "semantic", "--json", "--limit", "5", QUERY.query], { home });
+      expect(r.code, `${what}: ${r.stderr}`).toBe(0);
+      const hits = (JSON.parse(r.stdout) as { hits: { id: string; score: number }[] }).hits;
+      expect(
+        hits.map((h) => ({ id: h.id, score: h.score })),
+        what,
+      ).toEqual(fresh);
+      expect(readFileSync(path).equals(Buffer.from(bytes)), what).toBe(false); // sampled again and kept
+    }
   }, 120_000);
 
   test("re-sampled after enough new vectors: by the drain, and by upkeep when stale", async () => {

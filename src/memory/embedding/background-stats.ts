@@ -105,11 +105,40 @@ export function readBackground(path: string, embedderId: string, dim: number): K
   } catch {
     return undefined;
   }
-  if (h.format !== FORMAT || h.embedder !== embedderId || h.dim !== dim) return undefined;
-  if (buf.length !== nl + 1 + h.count * h.dim * 4) return undefined;
+  if (!headerFits(h, embedderId, dim) || buf.length !== nl + 1 + h.count * dim * 4) return undefined;
   const body = new Float32Array(buf.buffer.slice(buf.byteOffset + nl + 1, buf.byteOffset + buf.length));
   const vectors = Array.from({ length: h.count }, (_, i) => body.subarray(i * dim, (i + 1) * dim));
-  return { embedderId, rows: h.rows, at: h.at, vectors };
+  // A garbled body (bytes overwritten, blocks zeroed by a crash) would skew every score: it is sampled again.
+  return vectorsFit(vectors) ? { embedderId, rows: h.rows, at: h.at, vectors } : undefined;
+}
+
+const count = (n: unknown, least: number): boolean => Number.isSafeInteger(n) && (n as number) >= least;
+
+/** A header this format writes, for this embedder: a sample always holds the reference sentences or a table's rows. */
+function headerFits(h: unknown, embedderId: string, dim: number): h is Header {
+  if (typeof h !== "object" || h === null) return false;
+  const { format, embedder, dim: d, rows, at, count: n } = h as Record<string, unknown>;
+  return (
+    format === FORMAT &&
+    embedder === embedderId &&
+    d === dim &&
+    count(rows, 0) &&
+    typeof at === "number" &&
+    Number.isFinite(at) &&
+    count(n, 2)
+  );
+}
+
+/** Vectors as an embedder gives them: finite, each of unit length or zeros, not all zeros. */
+function vectorsFit(vectors: readonly Float32Array[]): boolean {
+  let directions = 0;
+  for (const v of vectors) {
+    let s = 0;
+    for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+    if (!Number.isFinite(s) || (s !== 0 && Math.abs(s - 1) > 1e-3)) return false;
+    if (s !== 0) directions++;
+  }
+  return directions > 0;
 }
 
 /**
