@@ -11,6 +11,7 @@ import {
   nextTryAt,
   pendingVectorDeletes,
   queuedCount,
+  refusedQueued,
 } from "../storage/sqlite/embed-queue-repo.ts";
 import { getMessagesBySeq, maxSeq } from "../storage/sqlite/messages-repo.ts";
 import { holdRecentText } from "../storage/sqlite/recent-text-cache.ts";
@@ -180,7 +181,10 @@ export class SemanticApi {
       background: async () => (status.table ? this.index.background.vectors(status.table, embedder) : []),
     };
     if (status.table) src.table = status.table;
-    if (status.notIndexed > 0) src.pendingStep = pendingStep(this.ctx.paths.daemonLock, lastQueueError(this.ctx.db));
+    if (status.notIndexed > 0) {
+      src.refused = refusedQueued(this.ctx.db, session);
+      src.pendingStep = pendingStep(this.ctx.paths.daemonLock, lastQueueError(this.ctx.db));
+    }
     return src;
   }
 

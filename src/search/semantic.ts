@@ -34,6 +34,8 @@ export interface SemanticSource {
   otherEmbedders: string[];
   /** What embeds the messages not indexed yet, or what to run for it (said after their count). */
   pendingStep?: string;
+  /** Of those not indexed, the messages the embedder refused at their last try, and its latest refusal. */
+  refused?: { count: number; error?: string };
   /** Calibrated scores below this are dropped (`[search] min_score`, else the embedder's default). */
   minScore: number;
   /** The table's background vectors (kept statistics: see relevance.ts), read when a query is calibrated. */
@@ -189,12 +191,21 @@ export async function semanticRanking(
 }
 
 export function statusNotes(
-  src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder" | "pendingStep">,
+  src: Pick<SemanticSource, "notIndexed" | "reindexNeeded" | "otherEmbedders" | "embedder" | "pendingStep" | "refused">,
 ): string[] {
   const notes: string[] = [];
-  if (src.notIndexed > 0) {
+  const refused = Math.min(src.refused?.count ?? 0, src.notIndexed);
+  if (refused > 0) {
+    const why = src.refused?.error ? ` (${src.refused.error})` : "";
+    const one = refused === 1;
+    notes.push(
+      `${refused} message${one ? " is" : "s are"} not indexed: the embedder refused ${one ? "it" : "them"}${why}; keyword search still finds ${one ? "it" : "them"}`,
+    );
+  }
+  const pending = src.notIndexed - refused;
+  if (pending > 0) {
     const step = src.pendingStep ? `: ${src.pendingStep}` : "";
-    notes.push(`${src.notIndexed} message${src.notIndexed === 1 ? " is" : "s are"} not indexed yet${step}`);
+    notes.push(`${pending} message${pending === 1 ? " is" : "s are"} not indexed yet${step}`);
   }
   if (src.reindexNeeded && src.otherEmbedders.length > 0) {
     const from = ` (stored vectors come from ${src.otherEmbedders.join(", ")})`;

@@ -1,10 +1,10 @@
 // Embedder change then reindex; an interrupted reindex resumes where it stopped.
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
-import { openTemp, removeTempHomes } from "../fixture/home.ts";
+import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
 import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
 import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "../fixture/semantic-home.ts";
 
@@ -192,4 +192,57 @@ test("with the vector folder removed, semantic search says the vectors are gone,
   expect(after.notes).toEqual([]);
   expect(after.hits[0]!.message.content).toBe("the login test times out");
   again.close();
+});
+
+test("messages the embedder always refuses do not hold reindex open: the rest is embedded, they are named, and search says why", async () => {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(r) {
+      const req = (await r.json()) as { input: string[] };
+      if (req.input.some((t) => t.includes("POISON")))
+        return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
+      return Response.json(okBody(8)(req));
+    },
+  });
+  stops.push(() => server.stop(true));
+  const url = `http://127.0.0.1:${server.port}`;
+  const { home, api } = openTemp({ drain: "off" });
+  // The first three of the batch refused in a row: the server still takes other text, so it is no server failure.
+  const contents = ["POISON one", "POISON two", "POISON three", "the build is red", "a POISON reply", "the login test"];
+  const ids = api.add(
+    "s",
+    contents.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content })),
+  ).ids;
+  await api.drainEmbeddings();
+  api.close();
+  const refused = ids.filter((_, i) => contents[i]!.includes("POISON")).sort();
+  const embeddable = ids.filter((_, i) => !contents[i]!.includes("POISON")).sort();
+
+  const other = openMemory({ home, env, config: fakeConfig(url), drain: "off" });
+  const r = await other.reindex();
+  expect(r.error).toBeUndefined();
+  expect(r).toMatchObject({ embedded: 2, failed: 4, remaining: 4, dropped: [BUILTIN_ID] });
+  expect(r.refused!.map((m) => m.id).sort()).toEqual(refused);
+  expect(r.refused![0]).toMatchObject({ session: "s", error: expect.stringContaining("(400): input not accepted") });
+  expect(await tableIds(home)).toEqual([FAKE_ID]);
+  expect(await vectorIds(home, FAKE_ID)).toEqual(embeddable);
+  const s = await other.search({ query: "the login test", match: "semantic", limit: 1 });
+  expect(s.reindexNeeded).toBe(false);
+  expect(s.notes).toEqual([
+    `4 messages are not indexed: the embedder refused them (openai embeddings (${url}/v1/embeddings) refused the request (400): input not accepted); keyword search still finds them`,
+  ]);
+  expect(s.hits[0]!.message.content).toBe("the login test");
+  expect((await other.reindex()).resumed).toBe(false); // the rebuild was complete
+  other.close();
+
+  writeFileSync(
+    join(home, "config.toml"),
+    `[embedder]\nprovider = "openai"\nbase_url = "${url}"\nmodel = "fake-embed"\ndimensions = 8\n`,
+  );
+  const c = await cli(["reindex"], { home, env });
+  expect(c.code, c.stderr).toBe(1);
+  expect(c.stderr).toContain("the embedder refused 4 messages, which stay without a vector");
+  for (const id of refused) expect(c.stderr).toContain(`${id} in session s: openai embeddings`);
+  expect(c.stderr).not.toContain("resuming");
 });

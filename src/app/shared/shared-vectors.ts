@@ -166,7 +166,9 @@ export class SharedVectors {
     while (done < max && !o.signal?.aborted) {
       const due = await this.archive.dueEmbeddings(now(), Math.min(BATCH, max - done));
       if (due.length === 0) break;
-      const r = await embedQueued(await this.embedder(), due);
+      const e = await embedQueued(await this.embedder(), due);
+      // The shared queue keeps a refused message as a failed one.
+      const r = { ...e, failed: [...e.refused.map((x) => x.q), ...e.failed], error: e.error ?? e.refused[0]?.error };
       if (r.done.length > 0) {
         const table = (await this.table(true))!;
         await table.upsert(

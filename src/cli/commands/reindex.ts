@@ -9,6 +9,7 @@ import { openSharedHome, sharedArchiveUrl } from "../../app/shared/open-shared.t
 import { runCommand, using, withInterrupt, type CommandSpec } from "../command.ts";
 import { printJson, println } from "../output.ts";
 import { progressBar, redrawsInPlace } from "../progress.ts";
+import { lineText } from "../../shared/terminal-text.ts";
 
 export const usage = `
 Usage: memvoy reindex [--pending] [--json]
@@ -82,6 +83,20 @@ async function reindexShared(p: Parsed): Promise<number> {
   }
 }
 
+/** Shown of the messages the embedder refused; the rest are counted. */
+const REFUSED_SHOWN = 10;
+
+/** The messages the embedder refused, by id and session, with why: they stay without a vector. */
+function refusedLines(refused: readonly { id: string; session: string; error: string }[]): string {
+  const n = refused.length;
+  const head = `memvoy: the embedder refused ${n} message${n === 1 ? "" : "s"}, which ${n === 1 ? "stays" : "stay"} without a vector (keyword search still finds ${n === 1 ? "it" : "them"}; memvoy reindex --pending tries again):\n`;
+  const lines = refused
+    .slice(0, REFUSED_SHOWN)
+    .map((m) => `  ${m.id} in session ${lineText(m.session)}: ${lineText(m.error)}\n`);
+  const more = n > REFUSED_SHOWN ? `  and ${n - REFUSED_SHOWN} more (memvoy reindex --json lists them)\n` : "";
+  return head + lines.join("") + more;
+}
+
 async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: AbortSignal): Promise<number> {
   const pending = bool(p, "pending");
   const quiet = bool(p, "quiet");
@@ -119,6 +134,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         embedded: r.embedded,
         remaining: r.remaining,
         failed: r.failed,
+        refused: r.refused ?? [],
         resumed: r.resumed,
         dropped: r.dropped,
         errorsEmbedded: r.errorsEmbedded,
@@ -144,6 +160,10 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
       if (!json && !quiet)
         process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
       return r.configError ? 2 : 1;
+    }
+    if (r.refused?.length) {
+      if (!json && !quiet) process.stderr.write(refusedLines(r.refused));
+      return 1;
     }
     return 0;
   } catch (err) {

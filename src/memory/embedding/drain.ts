@@ -25,6 +25,7 @@ import {
   recentIdsAmong,
   heldIdsAmong,
   queuedCount,
+  refusedError,
   setEmbedState,
   stillQueued,
   type QueuedMessage,
@@ -63,13 +64,22 @@ export interface DrainOptions {
   onIndexBuild?: (rows: number) => void;
 }
 
+/** A message the embedder refused on its own (too long, characters it does not take): it stays without a vector. */
+export interface RefusedMessage {
+  id: string;
+  session: string;
+  error: string;
+}
+
 export interface DrainReport {
   /** Another process or task holds the drain lock; nothing was done. */
   busy: boolean;
   embedded: number;
   deletesApplied: number;
-  /** Messages whose embedding failed in this run (they stay queued with a back-off). */
+  /** Messages whose embedding failed in this run (they stay queued with a back-off), those refused included. */
   failed: number;
+  /** Of those, the messages the embedder refused on its own while it embedded others (absent when none). */
+  refused?: RefusedMessage[];
   remaining: number;
   error?: string;
   /** The error needs the setup fixed (a missing key): exit 2, as for every such error. */
@@ -98,6 +108,7 @@ export async function drainQueue(index: SemanticIndex, options: DrainOptions = {
     total.embedded += r.embedded;
     total.deletesApplied += r.deletesApplied;
     total.failed += r.failed;
+    if (r.refused) (total.refused ??= []).push(...r.refused);
     total.remaining = r.remaining;
     if (r.error !== undefined) total.error = r.error;
     if (r.configError) total.configError = true;
@@ -158,8 +169,16 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
       } finally {
         watch.stop();
       }
-      const { done, failed, error } = embedded;
+      const { done, failed, refused, error } = embedded;
       if (embedded.configError) report.configError = true;
+      if (refused.length > 0) {
+        withWriteLock(ctx.db, () => {
+          for (const r of refused) deferQueued(ctx.db, [r.q.message.seq], refusedError(r.error), ctx.now(), retryDelay);
+        });
+        report.failed += refused.length;
+        const named = refused.map(({ q, error }) => ({ id: q.message.id, session: q.message.session, error }));
+        (report.refused ??= []).push(...named);
+      }
       if (failed.length > 0) {
         const seqs = failed.map((q) => q.message.seq);
         withWriteLock(ctx.db, () => deferQueued(ctx.db, seqs, error!, ctx.now(), retryDelay));
@@ -167,6 +186,8 @@ async function drainLocked(index: SemanticIndex, options: DrainOptions): Promise
         report.error = error;
         if (done.length === 0) break;
       }
+      // A batch of messages refused one by one: the next batch goes on (they wait for their next try).
+      if (done.length === 0) continue;
       // LanceDB makes the folders it writes into: a home deleted while the batch was embedded must stay deleted.
       checkDbInPlace(ctx.db);
       table ??= await store.table(embedder.id, embedder.dim, { create: true });
@@ -265,7 +286,8 @@ export async function applyDeletes(index: SemanticIndex, store: VectorStore): Pr
 
 /**
  * Embed a batch; when the server refuses it as bad input, embed its messages one at a time so that one
- * bad message does not hold the others back. Failures come back with the error.
+ * bad message does not hold the others back. Those the server refuses on their own come back as `refused`, each
+ * with its error; `failed` are left for a later drain (the server failing, or refusing everything), with `error`.
  */
 export async function embedQueued(
   embedder: Embedder,
@@ -274,37 +296,50 @@ export async function embedQueued(
 ): Promise<{
   done: { q: QueuedMessage; vector: Float32Array }[];
   failed: QueuedMessage[];
+  refused: { q: QueuedMessage; error: string }[];
   error?: string;
   configError?: true;
 }> {
   try {
     const vectors = await embedBatch(embedder, batch, signal);
-    return { done: batch.map((q, i) => ({ q, vector: vectors[i]! })), failed: [] };
+    return { done: batch.map((q, i) => ({ q, vector: vectors[i]! })), failed: [], refused: [] };
   } catch (err) {
     signal?.throwIfAborted();
-    if (!inputRefused(err) || batch.length === 1) {
-      const failed = { done: [], failed: [...batch], error: describeError(err) };
+    if (!inputRefused(err)) {
+      const failed = { done: [], failed: [...batch], refused: [], error: describeError(err) };
       return err instanceof EmbedderConfigError ? { ...failed, configError: true } : failed;
     }
+    if (batch.length === 1) return { done: [], failed: [], refused: [{ q: batch[0]!, error: describeError(err) }] };
   }
   const done: { q: QueuedMessage; vector: Float32Array }[] = [];
-  const failed: QueuedMessage[] = [];
-  let error: string | undefined;
-  for (const q of batch) {
+  const refused: { q: QueuedMessage; error: string }[] = [];
+  let takesText = false;
+  for (const [i, q] of batch.entries()) {
     try {
       done.push({ q, vector: (await embedBatch(embedder, [q], signal))[0]! });
     } catch (err) {
       signal?.throwIfAborted();
-      failed.push(q);
-      error = describeError(err);
+      const error = describeError(err);
       // The server itself is failing, or refuses everything: leave the rest for a later drain.
-      if (!inputRefused(err) || (done.length === 0 && failed.length >= 3)) {
-        failed.push(...batch.slice(batch.indexOf(q) + 1));
-        break;
-      }
+      if (!inputRefused(err)) return { done, failed: batch.slice(i), refused, error };
+      // Three refused in a row, none embedded: whether it takes any text at all says which.
+      if (done.length === 0 && refused.length >= 2 && !takesText && !(takesText = await embedsText(embedder, signal)))
+        return { done, failed: [...refused.map((r) => r.q), ...batch.slice(i)], refused: [], error };
+      refused.push({ q, error });
     }
   }
-  return error === undefined ? { done, failed } : { done, failed, error };
+  return { done, failed: [], refused };
+}
+
+/** Whether the embedder embeds a plain word: a server that refuses every input does not. */
+async function embedsText(embedder: Embedder, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await embedder.embed(["reindex"], signal, "document");
+    return true;
+  } catch {
+    signal?.throwIfAborted();
+    return false;
+  }
 }
 
 /**

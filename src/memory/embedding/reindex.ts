@@ -6,6 +6,7 @@ import {
   getEmbedState,
   makeQueueDue,
   queuedCount,
+  refusedQueued,
   requeueRecent,
   setEmbedState,
 } from "../../storage/sqlite/embed-queue-repo.ts";
@@ -117,7 +118,10 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
   const dropped: string[] = [];
   let errorsEmbedded = 0;
   const rebuilding = getEmbedState(db, TARGET) === embedder.id;
-  if (rebuilding && report.remaining === 0 && !report.error) {
+  // Messages the embedder refuses on their own keep no vector, but do not hold the rebuild open for ever: every
+  // other one was embedded, and the report names them.
+  const complete = () => report.remaining <= refusedQueued(db).count && !report.error;
+  if (rebuilding && complete()) {
     try {
       const errors = await completeErrorVectors(index.ctx, embedder, o.signal);
       errorsEmbedded = errors.embedded;
@@ -128,7 +132,7 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
       report.error = `error memory: ${describeError(err)}`;
     }
   }
-  if (rebuilding && report.remaining === 0 && !report.error) {
+  if (rebuilding && complete()) {
     // Compaction racing a drain's upserts would conflict, as in the nightly maintenance.
     await underVectorLock(index, o.signal, async () => {
       for (const t of await store.tables()) {

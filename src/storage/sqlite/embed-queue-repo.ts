@@ -141,11 +141,37 @@ export function queuedCount(db: Database, session?: string): number {
   return Number(r.n);
 }
 
+/**
+ * Marks last_error of a message the embedder refused on its own (its text, not the server, is the problem): such
+ * a message is retried with the back-off, but a rebuild completes without it and searches name it.
+ */
+const REFUSED_MARK = "refused input: ";
+
+/** The latest error of a try that failed for another reason than the embedder refusing the message itself. */
 export function lastQueueError(db: Database): string | undefined {
   const r = db
-    .query("SELECT last_error FROM embed_queue WHERE last_error IS NOT NULL ORDER BY next_try_at DESC LIMIT 1")
+    .query(
+      `SELECT last_error FROM embed_queue WHERE last_error IS NOT NULL AND last_error NOT LIKE '${REFUSED_MARK}%' ORDER BY next_try_at DESC LIMIT 1`,
+    )
     .get() as { last_error: string } | null;
   return r?.last_error;
+}
+
+export const refusedError = (error: string): string => REFUSED_MARK + error;
+
+const withoutRefusedMark = (error: string): string => error.slice(REFUSED_MARK.length);
+
+/** Queued recent messages (optionally of one session) whose last try the embedder refused, with its latest error. */
+export function refusedQueued(db: Database, session?: string): { count: number; error?: string } {
+  const where = `q.last_error LIKE '${REFUSED_MARK}%' AND m.recent = 1${session !== undefined ? " AND m.session_id = ?" : ""}`;
+  const from = `FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq WHERE ${where}`;
+  const args = session !== undefined ? [session] : [];
+  const n = db.query(`SELECT count(*) AS n ${from}`).get(...args) as { n: bigint };
+  if (Number(n.n) === 0) return { count: 0 };
+  const last = db.query(`SELECT q.last_error AS e ${from} ORDER BY q.next_try_at DESC LIMIT 1`).get(...args) as {
+    e: string;
+  };
+  return { count: Number(n.n), error: withoutRefusedMark(last.e) };
 }
 
 export function recentCount(db: Database, session?: string): number {
