@@ -172,3 +172,42 @@ test("daemon status shows the embeddings job as running while a drain lasts (a s
     await slow.stop(true);
   }
 });
+
+test("a message the embedder refuses: the others are embedded, and daemon status names the refusal", async () => {
+  const emb = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(r) {
+      const req = (await r.json()) as { input: string[] };
+      if (req.input.some((t) => t.includes("POISON")))
+        return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
+      return Response.json(okBody(8)(req));
+    },
+  });
+  try {
+    const home = tempHome();
+    writeFileSync(
+      join(home, "config.toml"),
+      `[embedder]\nprovider = "openai"\nbase_url = "http://127.0.0.1:${emb.port}/v1"\nmodel = "fake"\ndimensions = 8\nmax_retries = 0\n[daemon]\nembed_interval_ms = 100\n`,
+    );
+    const env = { OPENAI_API_KEY: "test-embed-key-123456" };
+    const d = startDaemon(home, env);
+    await waitRunning(d);
+    for (const [role, content] of [
+      ["user", "where do the deploy keys live"],
+      ["assistant", "a POISON reply"],
+    ]) {
+      expect((await cli(home, ["add", "s1", "--role", role!, "--content", content!], env)).code).toBe(0);
+    }
+    const j = await waitFor(() => daemonState(home)?.jobs?.embeddings?.lastError ?? undefined, 15_000, "the refusal");
+    expect(j.message).toBe(
+      `the embedder refused 1 message (openai embeddings (http://127.0.0.1:${emb.port}/v1/embeddings) refused the request (400): input not accepted); it stays without a vector`,
+    );
+    const found = await cli(home, ["search", "deploy keys", "--match", "semantic", "--json"], env);
+    expect(JSON.parse(found.stdout)).toMatchObject({ notIndexed: 1 });
+    d.proc.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  } finally {
+    emb.stop(true);
+  }
+});

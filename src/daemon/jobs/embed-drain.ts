@@ -101,6 +101,14 @@ async function drain(
   }
 }
 
+/** The messages the embedder refused on their own, with its latest refusal (undefined when none). */
+function refusedError(refused: WorkResult<"embeddings">["refused"]): string | undefined {
+  const last = refused?.at(-1);
+  if (!last) return undefined;
+  const n = refused!.length;
+  return `the embedder refused ${n} message${n === 1 ? "" : "s"} (${last.error}); ${n === 1 ? "it stays" : "they stay"} without a vector`;
+}
+
 /** `storeDir`: the home's .store folder, where writers touch the wake file. */
 export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: number, storeDir: string): LoopJob {
   return {
@@ -118,7 +126,10 @@ export function embedDrainJob(api: MaintenanceApi, work: RunWork, intervalMs: nu
               const wait = backoffMs(intervalMs, failures);
               const next = Math.ceil(retryWait(api, intervalMs, failures) / 1000);
               const detail = `${r.embedded} embedded, ${r.failed} failed, ${r.remaining} queued; next try in ${next} s`;
-              report(started, { detail, errors: [r.error ?? `${r.failed} message(s) failed to embed`] });
+              report(started, {
+                detail,
+                errors: [r.error ?? refusedError(r.refused) ?? `${r.failed} message(s) failed to embed`],
+              });
               await waker.wait(wait, signal, false);
               continue;
             }
