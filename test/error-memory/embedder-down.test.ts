@@ -123,3 +123,46 @@ test("after the embedder changed, records with only the old embedder's vector re
   expect(found.hits.map((h) => [h.record.id, h.record.embedded])).toEqual([[r.record.id, false]]);
   down.api.close();
 });
+
+test("a record the embedder refuses holds back no other: they are embedded, it is not sent again, and reindex completes naming it", async () => {
+  let down = true;
+  const sent: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(r) {
+      const req = (await r.json()) as { input: string[] };
+      if (down) return new Response("{}", { status: 503 });
+      sent.push(...req.input);
+      if (req.input.some((t) => t.includes("POISON")))
+        return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
+      return Response.json(okBody(8)(req));
+    },
+  });
+  try {
+    const { api } = errorHome(embedder(`http://127.0.0.1:${server.port}/v1`));
+    const bad = await api.recordError({ tool: "npm", error: "npm ERR! POISON missing script", fix: "add it" });
+    const git = await api.recordError({ tool: "git", error: "fatal: not a git repository", fix: "git init" });
+    expect([bad.record.embedded, git.record.embedded]).toEqual([false, false]);
+    down = false;
+    const found = await api.searchErrors({ query: "not a git repository" });
+    expect(found.hits[0]!.record.id).toBe(git.record.id);
+    expect(found.hits[0]!.matchedBy).toContain("semantic");
+    expect(found.notEmbedded).toBe(1);
+    expect(found.notes).toEqual(["1 error record(s) are not embedded yet; they are found by keyword only"]);
+    sent.length = 0;
+    await api.searchErrors({ query: "not a git repository" });
+    expect(sent).toEqual(["not a git repository"]); // the query only: the refused record is not sent again
+
+    const r = await api.reindex();
+    expect(r.error).toBeUndefined();
+    expect(r.errorsEmbedded).toBe(1);
+    expect(r.errorsRefused).toEqual([
+      { id: bad.record.id, error: expect.stringContaining("(400): input not accepted") },
+    ]);
+    expect((await api.reindex()).resumed).toBe(false); // the rebuild was complete
+    api.close();
+  } finally {
+    server.stop(true);
+  }
+});

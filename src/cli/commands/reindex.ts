@@ -97,6 +97,15 @@ function refusedLines(refused: readonly { id: string; session: string; error: st
   return head + lines.join("") + more;
 }
 
+/** The error-memory records the embedder refused, by id, with why. */
+function refusedRecordLines(refused: readonly { id: string; error: string }[]): string {
+  const n = refused.length;
+  const head = `memvoy: the embedder refused ${n} error record${n === 1 ? "" : "s"}, which ${n === 1 ? "stays" : "stay"} without a vector (errors search still finds ${n === 1 ? "it" : "them"} by its words):\n`;
+  const lines = refused.slice(0, REFUSED_SHOWN).map((m) => `  ${m.id}: ${lineText(m.error)}\n`);
+  const more = n > REFUSED_SHOWN ? `  and ${n - REFUSED_SHOWN} more (memvoy reindex --json lists them)\n` : "";
+  return head + lines.join("") + more;
+}
+
 async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: AbortSignal): Promise<number> {
   const pending = bool(p, "pending");
   const quiet = bool(p, "quiet");
@@ -135,6 +144,7 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         remaining: r.remaining,
         failed: r.failed,
         refused: r.refused ?? [],
+        errorsRefused: r.errorsRefused ?? [],
         resumed: r.resumed,
         dropped: r.dropped,
         errorsEmbedded: r.errorsEmbedded,
@@ -161,8 +171,11 @@ async function reindex(api: Pick<HomeMemory, "reindex">, p: Parsed, signal: Abor
         process.stderr.write(`memvoy: embedding failed: ${r.error}; ${r.remaining} message(s) stay queued\n`);
       return r.configError ? 2 : 1;
     }
-    if (r.refused?.length) {
-      if (!json && !quiet) process.stderr.write(refusedLines(r.refused));
+    if (r.refused?.length || r.errorsRefused?.length) {
+      if (!json && !quiet) {
+        if (r.refused?.length) process.stderr.write(refusedLines(r.refused));
+        if (r.errorsRefused?.length) process.stderr.write(refusedRecordLines(r.errorsRefused));
+      }
       return 1;
     }
     return 0;

@@ -332,7 +332,7 @@ export async function embedQueued(
 }
 
 /** Whether the embedder embeds a plain word: a server that refuses every input does not. */
-async function embedsText(embedder: Embedder, signal?: AbortSignal): Promise<boolean> {
+export async function embedsText(embedder: Embedder, signal?: AbortSignal): Promise<boolean> {
   try {
     await embedder.embed(["reindex"], signal, "document");
     return true;
@@ -346,7 +346,7 @@ async function embedsText(embedder: Embedder, signal?: AbortSignal): Promise<boo
  * A refusal that may be about one input (too long, bad characters) rather than the request as a whole, or an
  * answer whose vector for one input is all zeros.
  */
-function inputRefused(err: unknown): boolean {
+export function inputRefused(err: unknown): boolean {
   if (err instanceof EmbedderResponseError) return err.data.problem === "malformed" && err.data.zeros === true;
   return err instanceof EmbedderRejectedError && [400, 413, 422].includes(err.status);
 }

@@ -45,6 +45,8 @@ export interface ReindexReport extends DrainReport {
   waited: boolean;
   /** Error-memory records embedded by this run (a full reindex rebuilds their vectors too). */
   errorsEmbedded: number;
+  /** Error-memory records the embedder refused on their own (absent when none): they stay without a vector. */
+  errorsRefused?: { id: string; error: string }[];
 }
 
 export async function reindex(index: SemanticIndex, o: ReindexOptions = {}): Promise<ReindexReport> {
@@ -117,13 +119,16 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
   });
   const dropped: string[] = [];
   let errorsEmbedded = 0;
+  const errorsRefused: { id: string; error: string }[] = [];
   const rebuilding = getEmbedState(db, TARGET) === embedder.id;
   // Messages the embedder refuses on their own keep no vector, but do not hold the rebuild open for ever: every
   // other one was embedded, and the report names them.
   const complete = () => report.remaining <= refusedQueued(db).count && !report.error;
   if (rebuilding && complete()) {
     try {
-      const errors = await completeErrorVectors(index.ctx, embedder, o.signal);
+      const errors = await completeErrorVectors(index.ctx, embedder, o.signal, (id, error) =>
+        errorsRefused.push({ id, error }),
+      );
       errorsEmbedded = errors.embedded;
       dropped.push(...errors.dropped);
     } catch (err) {
@@ -153,7 +158,9 @@ async function rebuild(index: SemanticIndex, o: ReindexOptions, waited: boolean)
       withWriteLock(db, () => setEmbedState(db, TARGET, undefined));
     });
   }
-  return { ...report, embedderId: embedder.id, resumed, dropped, waited, errorsEmbedded };
+  const out: ReindexReport = { ...report, embedderId: embedder.id, resumed, dropped, waited, errorsEmbedded };
+  if (errorsRefused.length > 0) out.errorsRefused = errorsRefused;
+  return out;
 }
 
 /** Run `work` holding the vector write lock, waiting for a drain that holds it (until `signal` aborts). */

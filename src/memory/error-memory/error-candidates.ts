@@ -2,6 +2,7 @@
 // semantic (cosine between the embedded query and each record's embedded error text).
 import { describeError } from "../../shared/describe-error.ts";
 import {
+  countRefusedBy,
   countUnembedded,
   getLiveByIds,
   getLiveBySeqs,
@@ -112,7 +113,9 @@ export async function semanticCandidates(
   const signal = AbortSignal.timeout(SEMANTIC_TIMEOUT_MS);
   forgetLostErrorVectors(ctx, embedder.id);
   await embedPendingErrors(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
-  const notEmbedded = countUnembedded(ctx.db, embedder.id, now);
+  const pending = countUnembedded(ctx.db, embedder.id, now);
+  // Records the embedder refused are found by their words only, as those not embedded yet.
+  const notEmbedded = pending + countRefusedBy(ctx.db, embedder.id, now);
   const [vector] = await embedder.embed([query], signal, "query");
   const ids = tool !== undefined ? liveIdsOfTool(ctx.db, tool, now, MAX_TOOL_IDS + 1) : undefined;
   // No vector folder (nothing embedded, or no home yet): no hits, and the lookup makes none.
@@ -127,7 +130,7 @@ export async function semanticCandidates(
   // words: the word vectors lack most of them, so its vector is mostly spelling ("container OOMKilled" is 0.16
   // to "OOMKilled exit 137").
   const closest = hits.reduce((m, h) => Math.max(m, h.score), -1);
-  const everyday = hits.length > 0 && notEmbedded === 0 && closest < everydayBar(vector!, await references);
+  const everyday = hits.length > 0 && pending === 0 && closest < everydayBar(vector!, await references);
   const hitIds = hits.map((h) => h.id);
   const live = new Map(getLiveByIds(ctx.db, hitIds, now).map((r) => [r.id, r]));
   const semantic: Candidate[] = [];

@@ -1,5 +1,5 @@
 // The public shape of an error-memory record, and how a stored row becomes one.
-import type { ErrorOutcome, ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
+import { refusedBy, type ErrorOutcome, type ErrorRow } from "../../storage/sqlite/error-memory-repo.ts";
 import { configuredEmbedderId } from "../../embed/create-embedder.ts";
 import type { Config } from "../../config/schema.ts";
 
@@ -52,7 +52,10 @@ export function toErrorRecord(row: ErrorRow, embedderId?: string): ErrorRecord {
     expiresAt: row.expiresAt,
     hits: row.hits,
     occurrences: row.occurrences,
-    embedded: row.embeddedBy !== null && (embedderId === undefined || row.embeddedBy === embedderId),
+    embedded:
+      row.embeddedBy !== null &&
+      !row.embeddedBy.startsWith(refusedBy("")) &&
+      (embedderId === undefined || row.embeddedBy === embedderId),
   };
   if (row.cause !== null) r.cause = row.cause;
   if (row.lastHitAt > 0n) r.lastHitAt = row.lastHitAt;

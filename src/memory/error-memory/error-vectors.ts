@@ -14,7 +14,11 @@ import {
   countUnembedded,
   listUnembedded,
   markEmbedded,
+  refusedBy,
+  type PendingEmbedding,
 } from "../../storage/sqlite/error-memory-repo.ts";
+import { embedsText, inputRefused } from "../embedding/drain.ts";
+import { describeError } from "../../shared/describe-error.ts";
 import { withWriteLock } from "../../storage/sqlite/write-lock.ts";
 import type { MemoryContext } from "../memory-context.ts";
 
@@ -53,35 +57,90 @@ const BATCH = 256;
 
 /**
  * Embed live records that lack a vector from the current embedder, at most `max` of them, oldest first.
- * Returns how many were embedded. Embedding errors propagate; what was done before them is kept.
+ * Returns how many were embedded. Embedding errors propagate; what was done before them is kept. A record the
+ * embedder refuses on its own is marked so (not sent again until its text changes or a rebuild) and given to
+ * `onRefused`.
  */
 export async function embedPendingErrors(
   ctx: MemoryContext,
   embedder: Embedder,
   max: number,
   signal?: AbortSignal,
+  onRefused?: (id: string, error: string) => void,
 ): Promise<number> {
   let done = 0;
   while (done < max) {
     const pending = listUnembedded(ctx.db, embedder.id, ctx.now(), Math.min(BATCH, max - done));
     if (pending.length === 0) break;
-    const vectors = await embedder.embed(
-      pending.map((p) => p.error),
-      signal,
-      "document",
-    );
-    const store = await errorVectorStore(ctx);
-    await store.upsert(
-      embedder.id,
-      embedder.dim,
-      pending.map((p, i) => ({ id: p.id, vector: vectors[i]! })),
-      { replace: true },
-    );
-    withWriteLock(ctx.db, () => markEmbedded(ctx.db, pending, embedder.id));
-    done += pending.length;
+    const { vectors, refused, failure } = await embedRecords(embedder, pending, signal);
+    const items = pending.flatMap((p, i) => (vectors[i] ? [{ p, vector: vectors[i] }] : []));
+    if (items.length > 0) {
+      const store = await errorVectorStore(ctx);
+      await store.upsert(
+        embedder.id,
+        embedder.dim,
+        items.map(({ p, vector }) => ({ id: p.id, vector })),
+        { replace: true },
+      );
+    }
+    withWriteLock(ctx.db, () => {
+      markEmbedded(
+        ctx.db,
+        items.map((x) => x.p),
+        embedder.id,
+      );
+      markEmbedded(
+        ctx.db,
+        refused.map((r) => r.p),
+        refusedBy(embedder.id),
+      );
+    });
+    for (const r of refused) onRefused?.(r.p.id, r.error);
+    if (failure) throw failure;
+    done += items.length;
     if (pending.length < BATCH) break;
   }
   return done;
+}
+
+/**
+ * The records' vectors (by position); when the server refuses the batch as bad input, one record at a time, so that
+ * one it refuses does not hold the others back. `failure`: the server failing (or refusing everything) part way.
+ */
+async function embedRecords(
+  embedder: Embedder,
+  pending: readonly PendingEmbedding[],
+  signal?: AbortSignal,
+): Promise<{
+  vectors: (Float32Array | undefined)[];
+  refused: { p: PendingEmbedding; error: string }[];
+  failure?: unknown;
+}> {
+  const texts = pending.map((p) => p.error);
+  try {
+    return { vectors: await embedder.embed(texts, signal, "document"), refused: [] };
+  } catch (err) {
+    signal?.throwIfAborted();
+    if (!inputRefused(err)) throw err;
+  }
+  const vectors: (Float32Array | undefined)[] = [];
+  const refused: { p: PendingEmbedding; error: string }[] = [];
+  let takesText = false;
+  for (const [i, p] of pending.entries()) {
+    try {
+      vectors[i] = (await embedder.embed([p.error], signal, "document"))[0];
+    } catch (err) {
+      signal?.throwIfAborted();
+      const none = vectors.every((v) => v === undefined);
+      if (
+        !inputRefused(err) ||
+        (none && refused.length >= 2 && !takesText && !(takesText = await embedsText(embedder, signal)))
+      )
+        return { vectors, refused: none ? [] : refused, failure: err };
+      refused.push({ p, error: describeError(err) });
+    }
+  }
+  return { vectors, refused };
 }
 
 /**
@@ -113,8 +172,9 @@ export async function completeErrorVectors(
   ctx: MemoryContext,
   embedder: Embedder,
   signal?: AbortSignal,
+  onRefused?: (id: string, error: string) => void,
 ): Promise<ErrorVectorsRebuilt> {
-  const embedded = await embedPendingErrors(ctx, embedder, Number.MAX_SAFE_INTEGER, signal);
+  const embedded = await embedPendingErrors(ctx, embedder, Number.MAX_SAFE_INTEGER, signal, onRefused);
   if (!mayHoldVectors(ctx) || countUnembedded(ctx.db, embedder.id, ctx.now()) > 0) return { embedded, dropped: [] };
   const store = await errorVectorStore(ctx);
   const dropped = await store.dropAllBut(embedder.id);

@@ -264,20 +264,32 @@ export interface PendingEmbedding {
 }
 
 /** Live records without a vector from `embedderId`. */
+/**
+ * embedded_by of a record `embedderId` refused on its own (its text, not the server, is the problem): it is not
+ * sent again until its text changes or the error vectors are rebuilt.
+ */
+export const refusedBy = (embedderId: string): string => `refused:${embedderId}`;
+
+/** Records without a vector from `embedderId` and not refused by it. */
+const UNEMBEDDED = "(embedded_by IS NULL OR embedded_by NOT IN (?, 'refused:' || ?)) AND expires_at > ?";
+
 export function listUnembedded(db: Database, embedderId: string, now: bigint, limit: number): PendingEmbedding[] {
   const rows = db
-    .query(
-      "SELECT seq, id, error, revision FROM error_records WHERE (embedded_by IS NULL OR embedded_by != ?) AND expires_at > ? ORDER BY seq LIMIT ?",
-    )
-    .all(embedderId, now, limit) as { seq: bigint; id: string; error: string; revision: bigint }[];
+    .query(`SELECT seq, id, error, revision FROM error_records WHERE ${UNEMBEDDED} ORDER BY seq LIMIT ?`)
+    .all(embedderId, embedderId, now, limit) as { seq: bigint; id: string; error: string; revision: bigint }[];
   return rows.map((r) => ({ seq: r.seq, id: r.id, error: r.error, revision: Number(r.revision) }));
 }
 
 export function countUnembedded(db: Database, embedderId: string, now: bigint): number {
   const r = db
-    .query("SELECT count(*) AS n FROM error_records WHERE (embedded_by IS NULL OR embedded_by != ?) AND expires_at > ?")
-    .get(embedderId, now) as { n: bigint };
+    .query(`SELECT count(*) AS n FROM error_records WHERE ${UNEMBEDDED}`)
+    .get(embedderId, embedderId, now) as { n: bigint };
   return Number(r.n);
+}
+
+/** Live records `embedderId` refused on their own. */
+export function countRefusedBy(db: Database, embedderId: string, now: bigint): number {
+  return countEmbeddedBy(db, refusedBy(embedderId), now);
 }
 
 /** Live records whose vector `embedderId` made. */
