@@ -44,6 +44,49 @@ describe("reindex on a shared archive", () => {
     expect(r.hits[0]?.content).toBe("the login test times out");
   }, 120_000);
 
+  test("messages the embedder always refuses do not hold the rebuild open: the rest is embedded and they are named", async () => {
+    const refusing = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(r) {
+        const req = (await r.json()) as { input: string[] };
+        if (req.input.some((t) => t.includes("POISON")))
+          return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
+        return Response.json(okBody(8)(req));
+      },
+    });
+    try {
+      const env = { ...(await shared.env("reindex_refused")), OPENAI_API_KEY: "sk-fake" };
+      const home = tempHome();
+      const url = `http://127.0.0.1:${refusing.port}`;
+      const embedder = `[embedder]\nprovider = "openai"\nbase_url = "${url}"\nmodel = "fake-embed"\ndimensions = 8\nbatch_size = 1\n`;
+      writeFileSync(join(home, "config.toml"), `${shared.s3.vectorsToml("reindex-refused")}\n${embedder}`);
+      const contents = ["the build is red", "a POISON reply", "the login test times out"];
+      const lines = contents.map((content) => JSON.stringify({ role: "user", content }));
+      const added = await cli(["add", "s", "--json"], { home, env, stdin: lines.join("\n") });
+      expect(added.code, added.stderr).toBe(0);
+      const poison = (JSON.parse(added.stdout) as { ids: string[] }).ids[1]!;
+
+      const first = await cli(["reindex", "--json"], { home, env });
+      expect(first.code, first.stderr).toBe(1);
+      const report = JSON.parse(first.stdout) as { embedded: number; remaining: number; error: string | null };
+      expect(report).toMatchObject({ embedded: 2, remaining: 1, error: null });
+      expect((JSON.parse(first.stdout) as { refused: { id: string }[] }).refused.map((m) => m.id)).toEqual([poison]);
+      const again = await cli(["reindex"], { home, env });
+      expect(again.stderr).not.toContain("resuming");
+      expect(again.stderr).toContain(`${poison} in session s: openai embeddings`);
+
+      const found = await cli(["search", "the login test times out", "--match", "semantic", "--json"], { home, env });
+      expect(found.code, found.stderr).toBe(0);
+      const r = JSON.parse(found.stdout) as { notIndexed: number; notes: string[]; hits: { content: string }[] };
+      expect(r.notIndexed).toBe(1);
+      expect(r.notes.join(" ")).toContain("1 message is not indexed: the embedder refused it");
+      expect(r.hits[0]?.content).toBe("the login test times out");
+    } finally {
+      refusing.stop(true);
+    }
+  }, 120_000);
+
   test("a reindex after the embedder changed rebuilds the error records' vectors too", async () => {
     const env = { ...(await shared.env("reindex_errors")), OPENAI_API_KEY: "sk-fake" };
     const home = tempHome();

@@ -371,7 +371,8 @@ async function semanticRanking(ctx: SharedContext, o: Scope, depth: number, all:
   const notIndexed = await ctx.archive.queuedCount(o.session);
   const minScore = ctx.config.search?.min_score ?? defaultMinScore(embedder);
   const pendingStep = notIndexed > 0 ? await sharedPendingStep(ctx) : undefined;
-  const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder, pendingStep });
+  const refused = notIndexed > 0 ? await ctx.archive.refusedCount(o.session) : undefined;
+  const notes = statusNotes({ notIndexed, reindexNeeded: false, otherEmbedders: [], embedder, pendingStep, refused });
   let noneShared: Promise<boolean> | undefined;
   const sharesNone = () =>
     // As the embedded noSharedWord: whether the index holds a word of the query (a word inside another is not one).

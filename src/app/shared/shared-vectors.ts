@@ -4,7 +4,8 @@ import { createEmbedder } from "../../embed/create-embedder.ts";
 import type { Embedder } from "../../embed/embedder.ts";
 import type { HomePaths } from "../../config/home.ts";
 import type { Config } from "../../config/schema.ts";
-import { embedQueued, retryDelay } from "../../memory/embedding/drain.ts";
+import { embedQueued, retryDelay, type RefusedMessage } from "../../memory/embedding/drain.ts";
+import { refusedError } from "../../storage/ports/refused-input.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import type { VectorMaintenance } from "../../memory/maintenance.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -161,14 +162,22 @@ export class SharedVectors {
     now: () => bigint,
     max: number,
     o: { signal?: AbortSignal; onProgress?: (done: number) => void } = {},
-  ): Promise<{ embedded: number; failed: number; error?: string }> {
+  ): Promise<{ embedded: number; failed: number; error?: string; refused: RefusedMessage[] }> {
     let done = 0;
+    const refused: RefusedMessage[] = [];
     while (done < max && !o.signal?.aborted) {
       const due = await this.archive.dueEmbeddings(now(), Math.min(BATCH, max - done));
       if (due.length === 0) break;
-      const e = await embedQueued(await this.embedder(), due);
-      // The shared queue keeps a refused message as a failed one.
-      const r = { ...e, failed: [...e.refused.map((x) => x.q), ...e.failed], error: e.error ?? e.refused[0]?.error };
+      const r = await embedQueued(await this.embedder(), due);
+      // A message refused on its own waits with the back-off; the next batch goes on.
+      for (const x of r.refused) {
+        await this.archive.deferEmbeddings(
+          [x.q.message.seq],
+          refusedError(x.error),
+          now() + retryDelay(1 + x.q.attempts),
+        );
+        refused.push({ id: x.q.message.id, session: x.q.message.session, error: x.error });
+      }
       if (r.done.length > 0) {
         const table = (await this.table(true))!;
         await table.upsert(
@@ -192,10 +201,15 @@ export class SharedVectors {
           r.error ?? "embedding failed",
           now() + retryDelay(1 + Math.max(...r.failed.map((q) => q.attempts))),
         );
-        return { embedded: done, failed: r.failed.length, error: r.error ?? "embedding failed" };
+        return {
+          embedded: done,
+          failed: r.failed.length + refused.length,
+          error: r.error ?? "embedding failed",
+          refused,
+        };
       }
     }
-    return { embedded: done, failed: 0 };
+    return { embedded: done, failed: refused.length, refused };
   }
 
   /**
@@ -283,11 +297,14 @@ export class SharedVectors {
       });
       report.embedded = r.embedded;
       report.failed = r.failed;
+      if (r.refused.length > 0) report.refused = r.refused;
       if (r.error !== undefined) report.error = r.error;
       report.remaining = await this.archive.queuedCount();
       o.signal?.throwIfAborted();
       const rebuilding = (await this.archive.getMeta(REINDEX_TARGET)) === embedder.id;
-      if (rebuilding && report.remaining === 0 && !r.error) {
+      // Messages the embedder refuses on their own do not hold the rebuild open (the report names them).
+      const complete = async () => report.remaining <= (await this.archive.refusedCount()).count && !report.error;
+      if (rebuilding && (await complete())) {
         try {
           report.errorsEmbedded = await this.#embedErrors(embedder, now, o.signal);
           for (const id of await (await this.errorStore()).dropAllBut(embedder.id))
@@ -297,7 +314,7 @@ export class SharedVectors {
           report.error = `error memory: ${describeError(err)}`; // the rebuild stays open: the next reindex resumes it
         }
       }
-      if (rebuilding && report.remaining === 0 && !report.error) {
+      if (rebuilding && (await complete())) {
         // Complete: the vectors of other embedders go (those the store lists, and the previous rebuild's).
         const previous = await this.archive.getMeta(VECTORS_EMBEDDER);
         for (const t of await store.tables(previous ? [previous] : [])) {

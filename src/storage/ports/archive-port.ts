@@ -174,6 +174,8 @@ export interface ArchivePort {
   dequeueEmbeddings(items: readonly { seq: bigint; id: string }[]): Promise<void>;
   deferEmbeddings(seqs: readonly bigint[], error: string, nextTryAt: bigint): Promise<void>;
   queuedCount(session?: string): Promise<number>;
+  /** Of those queued, the messages the embedder refused at their last try (refused-input.ts), and its latest refusal. */
+  refusedCount(session?: string): Promise<{ count: number; error?: string }>;
 
   // Error memory rows
   insertError(id: string, fields: ErrorFields, now: bigint, expiresAt: bigint): Promise<ErrorRow>;

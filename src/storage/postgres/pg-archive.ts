@@ -49,6 +49,7 @@ import {
 } from "./pg-rows.ts";
 import { errorVectorText, likePattern, tsqueryText, tsvectorText } from "./pg-text.ts";
 import { holdsAll } from "../../shared/holds-all.ts";
+import { REFUSED_MARK, withoutRefusedMark } from "../ports/refused-input.ts";
 
 /** The server's clock in ns (every host agrees on it, unlike their own clocks). */
 const SERVER_NS = "((extract(epoch from clock_timestamp()) * 1000000)::bigint * 1000)";
@@ -530,6 +531,18 @@ export class PgArchive implements ArchivePort {
       "UPDATE embed_queue SET attempts = attempts + 1, last_error = $2, next_try_at = $3 WHERE seq = ANY($1::bigint[])",
       [seqs, error, nextTryAt],
     );
+  }
+
+  async refusedCount(session?: string): Promise<{ count: number; error?: string }> {
+    const sql = `FROM embed_queue q JOIN messages m ON m.seq = q.seq WHERE m.recent AND starts_with(q.last_error, $1)${session === undefined ? "" : " AND m.session_id = $2"}`;
+    const args = session === undefined ? [REFUSED_MARK] : [REFUSED_MARK, session];
+    const [n] = await this.q<{ n: bigint }>(`SELECT count(*) AS n ${sql}`, args);
+    if (Number(n!.n) === 0) return { count: 0 };
+    const [last] = await this.q<{ e: string }>(
+      `SELECT q.last_error AS e ${sql} ORDER BY q.next_try_at DESC LIMIT 1`,
+      args,
+    );
+    return { count: Number(n!.n), error: last ? withoutRefusedMark(last.e) : undefined };
   }
 
   async queuedCount(session?: string): Promise<number> {

@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { StoredMessage } from "../../shared/message.ts";
 import { idsWhere, toStored, M_MESSAGE_COLUMNS } from "./messages-repo.ts";
+import { REFUSED_MARK, refusedError, withoutRefusedMark } from "../ports/refused-input.ts";
 
 export interface VectorDelete {
   id: bigint;
@@ -141,12 +142,6 @@ export function queuedCount(db: Database, session?: string): number {
   return Number(r.n);
 }
 
-/**
- * Marks last_error of a message the embedder refused on its own (its text, not the server, is the problem): such
- * a message is retried with the back-off, but a rebuild completes without it and searches name it.
- */
-const REFUSED_MARK = "refused input: ";
-
 /** The latest error of a try that failed for another reason than the embedder refusing the message itself. */
 export function lastQueueError(db: Database): string | undefined {
   const r = db
@@ -157,9 +152,7 @@ export function lastQueueError(db: Database): string | undefined {
   return r?.last_error;
 }
 
-export const refusedError = (error: string): string => REFUSED_MARK + error;
-
-const withoutRefusedMark = (error: string): string => error.slice(REFUSED_MARK.length);
+export { refusedError };
 
 /** Queued recent messages (optionally of one session) whose last try the embedder refused, with its latest error. */
 export function refusedQueued(db: Database, session?: string): { count: number; error?: string } {

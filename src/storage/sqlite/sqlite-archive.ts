@@ -19,7 +19,15 @@ import type {
 } from "../ports/archive-port.ts";
 import { COPY_TABLES, type CopyRow, type CopyTableName } from "../ports/copy-tables.ts";
 import type { Db } from "./db.ts";
-import { dequeue, deferQueued, dueMessages, getEmbedState, queuedCount, setEmbedState } from "./embed-queue-repo.ts";
+import {
+  dequeue,
+  deferQueued,
+  dueMessages,
+  getEmbedState,
+  queuedCount,
+  refusedQueued,
+  setEmbedState,
+} from "./embed-queue-repo.ts";
 import {
   deleteErrorRows,
   findByIdPrefix,
@@ -288,6 +296,10 @@ export class SqliteArchive implements ArchivePort {
 
   async queuedCount(session?: string) {
     return queuedCount(this.db, session);
+  }
+
+  async refusedCount(session?: string) {
+    return refusedQueued(this.db, session);
   }
 
   async insertError(id: string, fields: ErrorFields, now: bigint, expiresAt: bigint) {
