@@ -87,6 +87,54 @@ describe("reindex on a shared archive", () => {
     }
   }, 120_000);
 
+  test("an error record the embedder refuses holds back no other and does not hold the rebuild open", async () => {
+    const sent: string[] = [];
+    const refusing = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(r) {
+        const req = (await r.json()) as { input: string[] };
+        sent.push(...req.input);
+        if (req.input.some((t) => t.includes("POISON")))
+          return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
+        return Response.json(okBody(8)(req));
+      },
+    });
+    try {
+      const env = { ...(await shared.env("reindex_refused_errors")), OPENAI_API_KEY: "sk-fake" };
+      const home = tempHome();
+      const url = `http://127.0.0.1:${refusing.port}`;
+      const embedder = `[embedder]\nprovider = "openai"\nbase_url = "${url}"\nmodel = "fake-embed"\ndimensions = 8\n`;
+      writeFileSync(join(home, "config.toml"), `${shared.s3.vectorsToml("reindex-refused-errors")}\n${embedder}`);
+      const record = (tool: string, error: string) =>
+        cli(["errors", "record", "--json", "--tool", tool, "--error", error, "--fix", "fix it"], { home, env });
+      const bad = await record("npm", "npm ERR! POISON missing script");
+      expect(bad.code, bad.stderr).toBe(0);
+      const out = JSON.parse(bad.stdout) as { record: { id: string; embedded: boolean }; notes: string[] };
+      expect(out.notes.join(" ")).toContain("recorded without a vector for now");
+      const badId = out.record;
+      expect(badId.embedded).toBe(false);
+      expect((await record("git", "fatal: not a git repository")).code).toBe(0);
+
+      sent.length = 0;
+      const found = await cli(["errors", "search", "not a git repository", "--json"], { home, env });
+      expect(found.code, found.stderr).toBe(0);
+      expect(JSON.parse(found.stdout).notes.join(" ")).not.toContain("semantic lookup unavailable");
+      expect(sent).toEqual(["not a git repository"]); // the refused record is not sent again
+
+      const rebuilt = await cli(["reindex", "--json"], { home, env });
+      expect(rebuilt.code, rebuilt.stderr).toBe(1);
+      const report = JSON.parse(rebuilt.stdout) as { errorsEmbedded: number; errorsRefused: { id: string }[] };
+      expect(report.errorsEmbedded).toBe(1);
+      expect(report.errorsRefused.map((x) => x.id)).toEqual([badId.id]);
+      const again = await cli(["reindex"], { home, env });
+      expect(again.stderr).not.toContain("resuming");
+      expect(again.stderr).toContain("the embedder refused 1 error record");
+    } finally {
+      refusing.stop(true);
+    }
+  }, 120_000);
+
   test("a reindex after the embedder changed rebuilds the error records' vectors too", async () => {
     const env = { ...(await shared.env("reindex_errors")), OPENAI_API_KEY: "sk-fake" };
     const home = tempHome();

@@ -15,6 +15,8 @@ import { errorQueryTerms } from "../../memory/error-memory/error-query.ts";
 import { recordEmbedder, toErrorRecord, type ErrorRecord } from "../../memory/error-memory/error-record.ts";
 import { rankErrors } from "../../memory/error-memory/rank-errors.ts";
 import { meanCosine } from "../../memory/error-memory/error-candidates.ts";
+import { embedRecords } from "../../memory/error-memory/error-vectors.ts";
+import { refusedBy } from "../../storage/ports/refused-input.ts";
 import {
   errorFieldsOf,
   errorTtlNs,
@@ -70,7 +72,10 @@ export class SharedErrors {
     // A record whose text did not change keeps its vector; otherwise it is embedded now, best effort.
     const embedded =
       row.embeddedBy ??
-      (await this.#embed([row], AbortSignal.timeout(EMBED_TIMEOUT_MS)).catch((err: unknown) => err as Error));
+      (await this.#embed([row], AbortSignal.timeout(EMBED_TIMEOUT_MS)).then(
+        (r) => (r.refused[0] !== undefined ? new Error(r.refused[0]) : r.embedderId),
+        (err: unknown) => err as Error,
+      ));
     const failed = embedded instanceof Error;
     return {
       record: toErrorRecord({ ...row, embeddedBy: failed ? null : embedded }, recordEmbedder(this.ctx)),
@@ -90,20 +95,33 @@ export class SharedErrors {
   }
 
   /** Embed records' error texts into the shared store; returns the embedder's id. */
-  async #embed(rows: readonly ErrorRow[], signal?: AbortSignal, waitMs = WRITE_WAIT_MS): Promise<string> {
+  /** The embedder's id, and the errors of the records it refused on their own (those keep no vector). */
+  async #embed(
+    rows: readonly ErrorRow[],
+    signal?: AbortSignal,
+    waitMs = WRITE_WAIT_MS,
+  ): Promise<{ embedderId: string; refused: string[] }> {
     const embedder = await this.ctx.vectors.embedder();
-    const vectors = await embedder.embed(
-      rows.map((r) => r.error),
-      signal,
-      "document",
-    );
+    // A record the embedder refuses on its own holds back no other, and is not sent again (refusedBy).
+    const { vectors, refused, failure } = await embedRecords(embedder, rows, signal);
     const store = await this.ctx.vectors.errorStore();
-    const items = rows.map((r, i) => ({ id: r.id, vector: vectors[i]! }));
+    const done = rows.flatMap((r, i) => (vectors[i] ? [{ r, vector: vectors[i] }] : []));
     await this.ctx.vectors.withWriteTurn(async () => {
-      await store.upsert(embedder.id, embedder.dim, items, { replace: true });
-      await this.ctx.archive.markErrorsEmbedded(rows, embedder.id);
+      if (done.length > 0) {
+        const items = done.map(({ r, vector }) => ({ id: r.id, vector }));
+        await store.upsert(embedder.id, embedder.dim, items, { replace: true });
+        await this.ctx.archive.markErrorsEmbedded(
+          done.map((x) => x.r),
+          embedder.id,
+        );
+      }
+      await this.ctx.archive.markErrorsEmbedded(
+        refused.map((x) => x.p),
+        refusedBy(embedder.id),
+      );
     }, waitMs);
-    return embedder.id;
+    if (failure) throw failure;
+    return { embedderId: embedder.id, refused: refused.map((x) => x.error) };
   }
 
   async search(raw: unknown): Promise<ErrorSearchResult> {

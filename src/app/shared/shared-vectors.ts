@@ -5,7 +5,8 @@ import type { Embedder } from "../../embed/embedder.ts";
 import type { HomePaths } from "../../config/home.ts";
 import type { Config } from "../../config/schema.ts";
 import { embedQueued, retryDelay, type RefusedMessage } from "../../memory/embedding/drain.ts";
-import { refusedError } from "../../storage/ports/refused-input.ts";
+import { refusedBy, refusedError } from "../../storage/ports/refused-input.ts";
+import { embedRecords } from "../../memory/error-memory/error-vectors.ts";
 import type { ReindexOptions, ReindexReport } from "../../memory/embedding/reindex.ts";
 import type { VectorMaintenance } from "../../memory/maintenance.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -306,7 +307,12 @@ export class SharedVectors {
       const complete = async () => report.remaining <= (await this.archive.refusedCount()).count && !report.error;
       if (rebuilding && (await complete())) {
         try {
-          report.errorsEmbedded = await this.#embedErrors(embedder, now, o.signal);
+          const errorsRefused: { id: string; error: string }[] = [];
+          try {
+            report.errorsEmbedded = await this.#embedErrors(embedder, now, o.signal, errorsRefused);
+          } finally {
+            if (errorsRefused.length > 0) report.errorsRefused = errorsRefused;
+          }
           for (const id of await (await this.errorStore()).dropAllBut(embedder.id))
             if (!report.dropped.includes(id)) report.dropped.push(id);
         } catch (err) {
@@ -332,22 +338,42 @@ export class SharedVectors {
     }
   }
 
-  /** Embed every live error record without a vector from `embedder` (a rebuild's end); returns how many. */
-  async #embedErrors(embedder: Embedder, now: () => bigint, signal?: AbortSignal): Promise<number> {
+  /**
+   * Embed every live error record without a vector from `embedder` (a rebuild's end); returns how many. Records
+   * it refuses on their own are marked so and pushed to `refused`.
+   */
+  async #embedErrors(
+    embedder: Embedder,
+    now: () => bigint,
+    signal: AbortSignal | undefined,
+    refused: { id: string; error: string }[],
+  ): Promise<number> {
     const store = await this.errorStore();
     let done = 0;
     for (;;) {
       const rows = await this.archive.unembeddedErrors(embedder.id, now(), BATCH);
       if (rows.length === 0) return done;
-      const vectors = await embedder.embed(
-        rows.map((r) => r.error),
-        signal,
-        "document",
+      const r = await embedRecords(embedder, rows, signal);
+      const items = rows.flatMap((row, i) => (r.vectors[i] ? [{ row, vector: r.vectors[i] }] : []));
+      if (items.length > 0) {
+        await store.upsert(
+          embedder.id,
+          embedder.dim,
+          items.map(({ row, vector }) => ({ id: row.id, vector })),
+          { replace: true },
+        );
+        await this.archive.markErrorsEmbedded(
+          items.map((x) => x.row),
+          embedder.id,
+        );
+      }
+      await this.archive.markErrorsEmbedded(
+        r.refused.map((x) => x.p),
+        refusedBy(embedder.id),
       );
-      const items = rows.map((r, i) => ({ id: r.id, vector: vectors[i]! }));
-      await store.upsert(embedder.id, embedder.dim, items, { replace: true });
-      await this.archive.markErrorsEmbedded(rows, embedder.id);
-      done += rows.length;
+      refused.push(...r.refused.map((x) => ({ id: x.p.id, error: x.error })));
+      if (r.failure) throw r.failure;
+      done += items.length;
     }
   }
 

@@ -15,7 +15,6 @@ import {
   listUnembedded,
   markEmbedded,
   refusedBy,
-  type PendingEmbedding,
 } from "../../storage/sqlite/error-memory-repo.ts";
 import { embedsText, inputRefused } from "../embedding/drain.ts";
 import { describeError } from "../../shared/describe-error.ts";
@@ -107,13 +106,13 @@ export async function embedPendingErrors(
  * The records' vectors (by position); when the server refuses the batch as bad input, one record at a time, so that
  * one it refuses does not hold the others back. `failure`: the server failing (or refusing everything) part way.
  */
-async function embedRecords(
+export async function embedRecords<T extends { error: string }>(
   embedder: Embedder,
-  pending: readonly PendingEmbedding[],
+  pending: readonly T[],
   signal?: AbortSignal,
 ): Promise<{
   vectors: (Float32Array | undefined)[];
-  refused: { p: PendingEmbedding; error: string }[];
+  refused: { p: T; error: string }[];
   failure?: unknown;
 }> {
   const texts = pending.map((p) => p.error);
@@ -124,7 +123,7 @@ async function embedRecords(
     if (!inputRefused(err)) throw err;
   }
   const vectors: (Float32Array | undefined)[] = [];
-  const refused: { p: PendingEmbedding; error: string }[] = [];
+  const refused: { p: T; error: string }[] = [];
   let takesText = false;
   for (const [i, p] of pending.entries()) {
     try {

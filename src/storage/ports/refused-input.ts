@@ -8,5 +8,11 @@ export const REFUSED_MARK = "refused input: ";
 
 export const refusedError = (error: string): string => REFUSED_MARK + error;
 
+/**
+ * embedded_by of an error record `embedderId` refused on its own (its text, not the server, is the problem): it is
+ * not sent again until its text changes or the error vectors are rebuilt.
+ */
+export const refusedBy = (embedderId: string): string => `refused:${embedderId}`;
+
 /** The embedder's error of a last_error holding REFUSED_MARK. */
 export const withoutRefusedMark = (error: string): string => error.slice(REFUSED_MARK.length);

@@ -238,7 +238,7 @@ export class PgSharedArchive extends PgArchive implements SharedArchivePort {
   async unembeddedErrors(embedderId: string, now: bigint, limit: number): Promise<ErrorRow[]> {
     const rows = await this.run(
       `SELECT ${ERROR_COLS} FROM error_records WHERE expires_at > $1 AND embedded_by IS DISTINCT FROM $2
-       ORDER BY seq LIMIT $3`,
+         AND embedded_by IS DISTINCT FROM 'refused:' || $2 ORDER BY seq LIMIT $3`,
       [now, embedderId, limit],
     );
     return rows.map(pgError);

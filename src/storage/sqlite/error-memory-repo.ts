@@ -1,5 +1,6 @@
 // Error memory rows in SQLite: insert/merge by signature, id-prefix lookup, FTS bm25 search, hit refresh, sweep.
 import type { Database } from "bun:sqlite";
+import { refusedBy } from "../ports/refused-input.ts";
 import { andWhere } from "./sql-where.ts";
 import { searchForm } from "../../shared/search-form.ts";
 import type { ErrorOutcome, ErrorRecordText } from "../../shared/error-record-text.ts";
@@ -264,11 +265,7 @@ export interface PendingEmbedding {
 }
 
 /** Live records without a vector from `embedderId`. */
-/**
- * embedded_by of a record `embedderId` refused on its own (its text, not the server, is the problem): it is not
- * sent again until its text changes or the error vectors are rebuilt.
- */
-export const refusedBy = (embedderId: string): string => `refused:${embedderId}`;
+export { refusedBy };
 
 /** Records without a vector from `embedderId` and not refused by it. */
 const UNEMBEDDED = "(embedded_by IS NULL OR embedded_by NOT IN (?, 'refused:' || ?)) AND expires_at > ?";
