@@ -141,6 +141,35 @@ describe("vector store", () => {
     store.close();
   });
 
+  test("reads made while another process deletes rows and drops the older versions never find a file gone", async () => {
+    const dir = tempDir();
+    const store = await VectorStore.open(dir);
+    const t = (await store.table("t:v1:3", 3, { create: true }))!;
+    await t.upsert(Array.from({ length: 200 }, (_, i) => row(i + 1, "s", unit(1, Math.sin(i), Math.cos(i) + 1.5))));
+    // A deletion (rm, reset) drops every older version under the vector write lock; readers take no lock.
+    const purger = Bun.spawn(["bun", join(import.meta.dir, "../fixture/vector-purger-main.ts"), dir, "t:v1:3", "30"], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const failures: string[] = [];
+    const reads = [
+      () => t.count({ session: "s" }),
+      () => t.keys({ session: "s" }),
+      () => t.idsBefore("s", 100n),
+      () => t.sample(50),
+      () => t.search(unit(1, 0, 1), { session: "s" }, 5),
+    ];
+    const reader = async () => {
+      while (purger.exitCode === null)
+        for (const read of reads) await read().catch((err: Error) => failures.push(err.message));
+    };
+    await Promise.all([reader(), reader()]);
+    expect(await purger.exited, await new Response(purger.stderr).text()).toBe(0);
+    expect(failures).toEqual([]);
+    expect(await t.count()).toBe(200);
+    store.close();
+  }, 180_000);
+
   test("where clauses quote strings", () => {
     expect(whereClause({ session: "o'k", since: 5n })).toBe("session = 'o''k' AND send_at >= 5");
     expect(whereClause({})).toBeUndefined();

@@ -19,6 +19,18 @@ export type VectorTableDamagedError = InstanceType<typeof VectorTableDamagedErro
 const DAMAGE =
   /\bNot found: \S*\.(?:lance|manifest|txn)\b|\bcorrupt\b|file size is too small|failed to fill whole buffer|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size|does not appear to be a Lance file|Unknown Lance storage version|outside metadata region|failed to decode Protobuf message|Invalid scalar value buffer|task \d+ panicked/i;
 
+/**
+ * A version's manifest, transaction, data or deletion file gone: another process dropped the older versions (a
+ * deletion's purge) meanwhile, the files only they used included. A file of the latest version gone stays gone.
+ */
+const VERSION_DROPPED =
+  /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn|data\/\S+\.lance|_deletions\/\S+\.(?:arrow|bin))\b/;
+
+/** Whether `err` says a file of a version another process dropped is gone: the latest version may read. */
+export function versionDropped(err: unknown): boolean {
+  return VERSION_DROPPED.test(errorMessage(err));
+}
+
 /** `err` as a VectorTableDamagedError of `table` when it says a file of the table is damaged or missing. */
 export function asDamaged(err: unknown, table: string): unknown {
   if (err instanceof VectorTableDamagedError) return err;

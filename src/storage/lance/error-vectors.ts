@@ -17,6 +17,7 @@ import {
   dropIfExists,
   readThroughTable,
   VectorTableDamagedError,
+  versionDropped,
 } from "./damaged-table.ts";
 
 /** LanceDB refused to open the store or create an embedder's table; `reason` is its own first words. */
@@ -74,13 +75,6 @@ async function moveOthersOut(t: Table, ids: readonly string[]): Promise<bigint[]
 /** How many times a write another process preempted is made again (LanceDB: "… preempted …. Please retry."). */
 const PREEMPTED_ATTEMPTS = 6;
 
-/**
- * A version's manifest, transaction, data or deletion file gone: another process dropped the older versions (errors
- * rm) meanwhile, the files only they used included. A file of the latest version gone stays gone on every attempt.
- */
-const VERSION_DROPPED =
-  /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn|data\/\S+\.lance|_deletions\/\S+\.(?:arrow|bin))\b/;
-
 /** A compaction of fragments another process's delete removed meanwhile. */
 const FRAGMENT_GONE = /does not contain a fragment a rewrite operation wants to replace/;
 
@@ -90,7 +84,7 @@ const FRAGMENT_GONE = /does not contain a fragment a rewrite operation wants to 
  */
 export function preempted(err: unknown): boolean {
   const message = errorMessage(err);
-  return message.includes("Please retry") || VERSION_DROPPED.test(message) || FRAGMENT_GONE.test(message);
+  return message.includes("Please retry") || versionDropped(err) || FRAGMENT_GONE.test(message);
 }
 
 /**

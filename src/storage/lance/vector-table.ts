@@ -6,7 +6,7 @@ import { loadLanceDb } from "./load-lancedb.ts";
 import { assertDimensions } from "./vector-dimension.ts";
 import { arrowTable, bigints, strings, vectors } from "./arrow-columns.ts";
 import { resultColumns } from "./search-result-ipc.ts";
-import { asDamaged } from "./damaged-table.ts";
+import { asDamaged, versionDropped } from "./damaged-table.ts";
 import { groupByFragment, othersOfFragment } from "./fragment-rows.ts";
 import type { DeleteOptions, MessageVectorTable, VectorFilter, VectorHit, VectorRow } from "../ports/vector-port.ts";
 
@@ -29,6 +29,9 @@ export const STABLE_ROW_IDS_KEY = "memvoy.stable_row_ids";
 const fromIpc = async () => (await loadLanceDb()).arrow.tableFromIPC;
 
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/** How many times a read is made again on the latest version after another process dropped the one it was on. */
+const READ_ATTEMPTS = 6;
 
 export function whereClause(f: VectorFilter): string | undefined {
   const parts: string[] = [];
@@ -62,6 +65,25 @@ export class VectorTable implements MessageVectorTable {
       return await work();
     } catch (err) {
       throw asDamaged(err, this.t.name);
+    }
+  }
+
+  /**
+   * `read` on the latest version. A deletion in another process drops every older version and the files only they
+   * used (purgeOldVersions, under the vector write lock that readers do not take): a read still on one of them
+   * finds a file gone, and is made again on the latest after a short random pause, a bounded number of times. With
+   * `anyFailure`, any failure is retried twice too.
+   */
+  private async read<T>(read: () => Promise<T>, options: { anyFailure?: boolean } = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        const again = versionDropped(err) ? attempt < READ_ATTEMPTS : options.anyFailure === true && attempt < 3;
+        if (!again) throw asDamaged(err, this.t.name);
+        await Bun.sleep(5 + Math.random() * 20 * attempt);
+        await this.t.checkoutLatest().catch(() => {});
+      }
     }
   }
 
@@ -167,22 +189,23 @@ export class VectorTable implements MessageVectorTable {
   }
 
   async count(filter: VectorFilter = {}): Promise<number> {
-    return this.guard(() => this.t.countRows(whereClause(filter)));
+    return this.read(() => this.t.countRows(whereClause(filter)));
   }
 
   /** Ids of a session's rows with seq below `beforeSeq`. */
   async idsBefore(session: string, beforeSeq: bigint): Promise<string[]> {
     const where = `session = ${quote(session)} AND seq < ${beforeSeq}`;
-    const rows = (await this.guard(() => this.t.query().select(["id"]).where(where).toArray())) as { id: string }[];
+    const rows = (await this.read(() => this.t.query().select(["id"]).where(where).toArray())) as { id: string }[];
     return rows.map((r) => r.id);
   }
 
   /** Every row's id and seq (tests and consistency checks). */
   async keys(filter: VectorFilter = {}): Promise<{ id: string; seq: bigint; session: string }[]> {
-    let q = this.t.query().select(["id", "seq", "session"]);
     const w = whereClause(filter);
-    if (w) q = q.where(w);
-    const t = await this.guard(() => q.toArrow());
+    const t = await this.read(() => {
+      const q = this.t.query().select(["id", "seq", "session"]);
+      return (w ? q.where(w) : q).toArrow();
+    });
     const [ids, seqs, sessions] = [t.getChild("id"), t.getChild("seq"), t.getChild("session")];
     if (!ids || !seqs || !sessions) return [];
     const seqValues = seqs.toArray() as BigInt64Array;
@@ -213,19 +236,8 @@ export class VectorTable implements MessageVectorTable {
     }
   }
 
-  /**
-   * A deletion may have cleaned the versions this handle was reading (the files are gone): move to the
-   * latest version and try again.
-   */
-  async search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.searchOnce(vector, filter, limit);
-      } catch (err) {
-        if (attempt >= 3) throw asDamaged(err, this.t.name);
-        await this.t.checkoutLatest().catch(() => {});
-      }
-    }
+  search(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    return this.read(() => this.searchOnce(vector, filter, limit), { anyFailure: true });
   }
 
   private async searchOnce(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
@@ -254,7 +266,7 @@ export class VectorTable implements MessageVectorTable {
 
   /** Up to `n` stored vectors spread over the table (background statistics of relevance). */
   sample(n: number): Promise<Float32Array[]> {
-    return this.guard(() => this.sampleOnce(n));
+    return this.read(() => this.sampleOnce(n));
   }
 
   private async sampleOnce(n: number): Promise<Float32Array[]> {
