@@ -147,10 +147,13 @@ describe("vector store", () => {
     const t = (await store.table("t:v1:3", 3, { create: true }))!;
     await t.upsert(Array.from({ length: 200 }, (_, i) => row(i + 1, "s", unit(1, Math.sin(i), Math.cos(i) + 1.5))));
     // A deletion (rm, reset) drops every older version under the vector write lock; readers take no lock.
-    const purger = Bun.spawn(["bun", join(import.meta.dir, "../fixture/vector-purger-main.ts"), dir, "t:v1:3", "30"], {
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const purger = Bun.spawn(
+      ["bun", join(import.meta.dir, "../fixture/vector-purger-main.ts"), "messages", dir, "t:v1:3", "30"],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     const failures: string[] = [];
     const reads = [
       () => t.count({ session: "s" }),

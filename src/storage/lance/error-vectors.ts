@@ -167,10 +167,11 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
 
   /**
    * `read` on the kept handle of `embedderId`'s table; `none` when the table does not exist. A table dropped or
-   * cleaned by another process since is opened again, once.
+   * cleaned by another process since is opened again, once; a read that found a file of a version another
+   * process's errors rm dropped meanwhile, as often as a preempted write is made again (each rm drops the next).
    */
   private async reading<T>(embedderId: string, read: (t: Table) => Promise<T>, none: T): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       let kept = this.#reading.get(embedderId);
       if (!kept) this.#reading.set(embedderId, (kept = new KeptTable(this.open(embedderId))));
       try {
@@ -182,7 +183,8 @@ export class ErrorVectorStore extends ConnectedStore implements ErrorVectors {
         return await read(t);
       } catch (err) {
         this.#drop(embedderId, kept);
-        if (attempt >= 1) throw asDamaged(err, errorTableName(embedderId));
+        if (attempt >= (versionDropped(err) ? PREEMPTED_ATTEMPTS : 2)) throw asDamaged(err, errorTableName(embedderId));
+        if (attempt > 1) await Bun.sleep(5 + Math.random() * 20 * attempt);
       } finally {
         kept.done();
       }
