@@ -328,6 +328,7 @@ describe.skipIf(!available)("full disk", () => {
     expect((await record("kilo")).code).toBe(0);
     const outcomes = new Set<string>();
     // The archive takes the record in a few KiB; the vector store's files need more: a level between the two.
+    // Up to 23 levels of two processes each (a record loads LanceDB and the embedder): near a minute when loaded.
     for (let freeKiB = 128; freeKiB >= 40 && !outcomes.has("without a vector"); freeKiB -= 4) {
       const word = `w${String.fromCharCode(97 + (freeKiB % 26))}${String.fromCharCode(97 + Math.floor(freeKiB / 26))}q`;
       fs.leaveFree(freeKiB * 1024);
@@ -347,7 +348,7 @@ describe.skipIf(!available)("full disk", () => {
     }
     expect(outcomes.has("without a vector")).toBe(true);
     rmSync(home, { recursive: true, force: true });
-  });
+  }, 180_000);
 
   describe("summarize", () => {
     let fake: FakeAnthropic;
