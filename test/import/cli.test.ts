@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   statSync,
   truncateSync,
   writeFileSync,
@@ -14,7 +15,7 @@ import {
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { trigramReady } from "../../src/storage/sqlite/substring-index.ts";
-import { cli, removeTempHomes, repoRoot, tempHome } from "../fixture/home.ts";
+import { cli, removeTempHomes, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
 import { CC_SESSION_B, writeClaudeProjects } from "../fixture/import/claude-code.ts";
 import { writeCodexHome } from "../fixture/import/codex.ts";
 import { writeGeminiHome } from "../fixture/import/gemini.ts";
@@ -30,6 +31,34 @@ function onTerminal(args: string[], env: Record<string, string> = {}): string {
     stderr: "pipe",
     env: { ...process.env, ...env },
   }).stdout.toString();
+}
+
+/** Whether a process has the file `path` open (Linux names a descriptor's file in /proc/PID/fd). */
+function openByAnyProcess(path: string): boolean {
+  const pids = existsSync("/proc/self/fd") ? readdirSync("/proc").filter((n) => /^\d+$/.test(n)) : [];
+  return pids.some((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+        } catch {
+          return false;
+        }
+      });
+    } catch {
+      return false; // exited meanwhile
+    }
+  });
+}
+
+/** Messages waiting for their vector in the home's archive. */
+function queued(home: string): number {
+  const db = new Database(join(home, ".store", "history.db"), { readonly: true });
+  try {
+    return (db.query("SELECT count(*) AS n FROM embed_queue").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 function sourcesEnv(): Record<string, string> {
@@ -335,6 +364,13 @@ describe("memvoy import / export", () => {
     appendFileSync(
       file,
       `${JSON.stringify({ type: "user", uuid: "b-dry", parentUuid: "b-4", sessionId: CC_SESSION_B, cwd: "/home/dev/api", timestamp: "2026-04-02T11:00:00.000Z", message: { role: "user", content: "one more" } })}\n`,
+    );
+    // The import left a background drain embedding what it added: it writes the archive, and checkpoints it as it
+    // exits. The files are compared once it is gone.
+    await waitFor(
+      () => queued(home) === 0 && !openByAnyProcess(join(home, ".store", "history.db")),
+      60_000,
+      "the import's background drain to finish",
     );
     const store = () =>
       ["history.db", "history.db-wal"].map((f) =>
