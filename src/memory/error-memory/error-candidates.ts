@@ -10,6 +10,7 @@ import {
   liveTexts,
   searchErrorFts,
 } from "../../storage/sqlite/error-memory-repo.ts";
+import type { Embedder } from "../../embed/embedder.ts";
 import type { MemoryContext } from "../memory-context.ts";
 import { recordEmbedder, type ErrorOutcome } from "./error-record.ts";
 import { errorFtsQuery } from "./error-query.ts";
@@ -39,6 +40,29 @@ export interface Candidates {
   /** Live records still without a vector from the configured embedder. */
   notEmbedded: number;
   notes: string[];
+}
+
+/** The catch-up under way in each memory: searches made at once wait for it, not each embed the same records again. */
+const catchingUp = new WeakMap<MemoryContext, Promise<unknown>>();
+
+/**
+ * Embed records still waiting for a vector, or wait for the catch-up another search of this memory has under way
+ * (its failure is that search's to report). Without this, searches made at once (an MCP server's, the daemon's API)
+ * each embedded and wrote the same records, one write after another, until the last ones ran out of time.
+ */
+async function catchUp(ctx: MemoryContext, embedder: Embedder, max: number, signal: AbortSignal): Promise<void> {
+  const running = catchingUp.get(ctx);
+  if (running) {
+    await running.catch(() => {});
+    return;
+  }
+  const run = embedPendingErrors(ctx, embedder, max, signal);
+  catchingUp.set(ctx, run);
+  try {
+    await run;
+  } finally {
+    if (catchingUp.get(ctx) === run) catchingUp.delete(ctx);
+  }
 }
 
 /** Records embedded per search while catching up (the daemon does the rest); a remote embedder is slower. */
@@ -112,7 +136,7 @@ export async function semanticCandidates(
   const references = everydayText ? referenceVectors(embedder).catch(() => []) : [];
   const signal = AbortSignal.timeout(SEMANTIC_TIMEOUT_MS);
   forgetLostErrorVectors(ctx, embedder.id);
-  await embedPendingErrors(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
+  await catchUp(ctx, embedder, embedder.local ? CATCH_UP_LOCAL : CATCH_UP_REMOTE, signal);
   const pending = countUnembedded(ctx.db, embedder.id, now);
   // Records the embedder refused are found by their words only, as those not embedded yet.
   const notEmbedded = pending + countRefusedBy(ctx.db, embedder.id, now);
