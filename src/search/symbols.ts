@@ -36,8 +36,8 @@ function strip(chunk: string): string {
 
 const onlySymbols = (chunk: string) => !/[\p{L}\p{N}]/u.test(chunk);
 // Underscores alone (`_`, `___`) are no word: the word index splits at them and holds nothing of them.
-const hasSymbol = (chunk: string) =>
-  !ABBREVIATION.test(chunk) && (onlySymbols(chunk) || !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, "")));
+const symbolic = (chunk: string) =>
+  onlySymbols(chunk) || !WORDISH.test(chunk.replace(/(?<=\p{L})[-'’](?=\p{L})/gu, ""));
 
 /**
  * An emoji or text presentation selector ending a piece (❤️, ⚠️ as a phone or an agent writes them): the same symbol is
@@ -69,6 +69,10 @@ export function querySymbols(query: string, asTyped = false): string[] {
   }
   // A query of quotes and brackets only (`“`, `()`) is looked for as it is.
   if (chunks.length === 0) return text === "" ? [] : [text];
+  // An abbreviation beside words is read as its letters ("deploy, e.g. canary"); one with no word beside it
+  // ("U.S.A.", "e.g.") is looked for as written: its single letters alone are in nearly every message.
+  const lettersOnly = !chunks.some((ch) => !symbolic(ch.c));
+  const hasSymbol = (chunk: string) => (lettersOnly || !ABBREVIATION.test(chunk)) && symbolic(chunk);
   const out: string[] = [];
   for (let i = 0; i < chunks.length; i++) {
     if (!hasSymbol(chunks[i]!.c)) continue;

@@ -224,6 +224,29 @@ test("quotes and sentence punctuation of any script around a word, or between CJ
   }
 }, 60_000);
 
+test("an abbreviation searched alone (U.S.A., e.g.) finds the messages holding it, not every one with its letters", async () => {
+  // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    let day = 300;
+    const say = (content: string) => api.add("s", { role: "user", content, sendAt: daysAgo(day--) });
+    const texts = ["shipped to the U.S.A. last week", "use a cache, e.g. redis"];
+    for (const t of texts) say(`old ${t}`);
+    for (let i = 0; i < 40; i++) say(`padding message ${i} is used as a filler${" filler".repeat(20)}`);
+    for (const t of texts) say(`new ${t}`);
+    for (const [query, text] of [
+      ["U.S.A.", texts[0]!],
+      ["e.g.", texts[1]!],
+    ] as const) {
+      const r = await api.search({ query, match: "keyword", limit: 100 });
+      const found = r.hits.map((h) => h.message.content).sort();
+      expect({ query, found }).toEqual({ query, found: [`new ${text}`, `old ${text}`] });
+    }
+  } finally {
+    api.close();
+  }
+}, 60_000);
+
 test("an emoji typed with its presentation selector (⚠️) finds it written without (⚠), archived or recent", async () => {
   const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, drain: "off" });
   try {
