@@ -223,6 +223,13 @@ export function markFoldedForms(terms: readonly QueryTerm[], has: (expr: string)
 /** What a message holding the term verbatim holds (its substring needle). */
 export const needleOf = (t: QueryTerm): string => t.needle ?? t.text;
 
+/**
+ * The index form of a Latin term, made from the word as spelled: the index keeps an apostrophe the word's letters
+ * beyond ASCII follow (l'école is the tokens l and école, while l'homme is one, lhomm), so the form of the word
+ * with its apostrophe taken out (lécole) is not what a message holding it was indexed as.
+ */
+export const termForm = (t: QueryTerm): string => searchForm(needleOf(t)).trim();
+
 /** The terms every match must hold: the content words, or every word of a query of stop words only. */
 export const contentTerms = (terms: readonly QueryTerm[]): readonly QueryTerm[] =>
   terms.some((t) => !t.stop) ? terms.filter((t) => !t.stop) : terms;
@@ -248,7 +255,7 @@ export function prefixToken(t: QueryTerm): string | undefined {
  */
 export function ftsTerm(t: QueryTerm, prefix = true, spelled?: readonly string[]): string {
   if (!t.cjk) {
-    const own = `"${searchForm(t.text).trim().replaceAll('"', '""')}"`;
+    const own = `"${termForm(t).replaceAll('"', '""')}"`;
     const stemmed = t.folded === undefined ? own : `${own} OR "${t.folded}"`;
     if (!prefix || !typedPrefix(t)) return t.folded === undefined ? own : `(${stemmed})`;
     // The prefix spelled out as the words it stands for (see prefix-words.ts), or left to FTS5, whose tokenizer
@@ -329,8 +336,8 @@ export function ftsPhrases(terms: readonly QueryTerm[], any = false, weighs?: (t
   const out: FtsPhrase[] = [];
   for (const t of use) {
     if (!t.cjk) {
-      const stem = searchForm(t.text).trim();
-      const tokens = indexTokens(t.text);
+      const stem = termForm(t);
+      const tokens = indexTokens(needleOf(t));
       const kind = tokens.length === 1 && /^[a-z0-9]+$/.test(tokens[0]!) ? "stem" : "tokens";
       const own = `"${stem.replaceAll('"', '""')}"`;
       if (t.folded === undefined) out.push({ expr: own, kind, text: tokens[0] ?? "", tokens });

@@ -2,8 +2,7 @@
 // expressions of query-terms.ts, in a form every backend translates (FTS5 MATCH, PostgreSQL tsquery).
 import type { TextPhrase, TextQuery } from "../storage/ports/archive-port.ts";
 import { formTokens } from "../shared/index-tokens.ts";
-import { searchForm } from "../shared/search-form.ts";
-import { queryTerms, type QueryTerm } from "./query-terms.ts";
+import { queryTerms, termForm, type QueryTerm } from "./query-terms.ts";
 
 function termPhrases(t: QueryTerm, prefix: boolean): TextPhrase[] {
   if (t.cjk) {
@@ -11,7 +10,7 @@ function termPhrases(t: QueryTerm, prefix: boolean): TextPhrase[] {
     if (chars.length === 1) return [{ tokens: chars, prefix: true }];
     return [{ tokens: chars.slice(0, -1).map((c, i) => c + chars[i + 1]!) }];
   }
-  const out: TextPhrase[] = [{ tokens: formTokens(searchForm(t.text).trim()) }];
+  const out: TextPhrase[] = [{ tokens: formTokens(termForm(t)) }];
   if (t.folded !== undefined) out.push({ tokens: [t.folded] });
   if (prefix && t.partial && t.text.length >= 3 && /^[a-z0-9]+$/.test(t.text))
     out.push({ tokens: [t.text], prefix: true });
