@@ -183,7 +183,8 @@ function searchInForm(db: Db, o: KeywordOptions, asTyped: boolean, prefixes = fa
   if (symbols.length > 0)
     for (const [m, q] of symbolMatches(db, symbols, terms, filter, limit, o.now, asTyped)) {
       holding.add(m);
-      add(m, m.recent ? "recent" : "archive", q);
+      // It holds every piece and word as written, as a substring match does: no all-term row is lifted above it.
+      add(m, m.recent ? "recent" : "archive", q, true);
     }
   // Rows the any-term archive list below fills in for: the symbol matches and the all-term list.
   const early = new Set(hits.keys());

@@ -247,6 +247,29 @@ test("an abbreviation searched alone (U.S.A., e.g.) finds the messages holding i
   }
 }, 60_000);
 
+test("a shorter page of a symbol query is the start of a longer one: archived rows holding the piece are not put below rows holding its words", async () => {
+  // 4 KiB history.json: the first messages are compacted into the archive, the last ones stay recent.
+  const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "4096" }, now: () => NOW, drain: "off" });
+  try {
+    const words = ["alpha", "beta", "gamma", "delta", "deploy", "server", "cache", "build", "docker", "node"];
+    const text = (i: number, n: number) => Array.from({ length: n }, (_, k) => words[(i * 7 + k * 3) % words.length]);
+    for (let i = 0; i < 200; i++) {
+      const body = text(i, 2 + ((i * 7) % 29)).join(" ");
+      const content = i % 5 === 0 ? `${body} see #42 ${text(i + 1, (i * 3) % 21).join(" ")}` : body;
+      api.add("s", { role: "user", content, sendAt: daysAgo(400 - i) });
+    }
+    for (let i = 0; i < 40; i++)
+      api.add("s", { role: "user", content: `padding message ${i}${" filler".repeat(20)}`, sendAt: daysAgo(150 - i) });
+    const page = async (limit: number) =>
+      (await api.search({ query: "#42", match: "keyword", limit })).hits.map((h) => h.message.content);
+    const [short, long] = [await page(3), await page(10)];
+    expect(short).toEqual(long.slice(0, 3));
+    expect(short.every((c) => c.includes("#42"))).toBe(true);
+  } finally {
+    api.close();
+  }
+}, 60_000);
+
 test("an emoji typed with its presentation selector (⚠️) finds it written without (⚠), archived or recent", async () => {
   const { api } = openTemp({ env: { MEMVOY_LIMITS_MAX_HISTORY_BYTES: "6000" }, drain: "off" });
   try {
