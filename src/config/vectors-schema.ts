@@ -12,11 +12,18 @@ export const S3_KEY_VARIABLES = {
 const fromEnvOnly = (names: readonly string[]) =>
   v.optional(v.never(`a secret is never read from config.toml: set ${names.join(" or ")} in the environment`));
 
+const S3_FORM = /^s3:\/\/[^/\s]+(\/\S*)?$/;
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const bucketOf = (uri: string) => uri.slice("s3://".length).split("/")[0]!;
+
 const s3Uri = v.pipe(
   v.string(),
+  v.check((s) => s === "" || S3_FORM.test(s), 'expected "" (the home) or s3://bucket/prefix'),
+  // A well-formed uri whose bucket S3 refuses (s3://b, s3://Team) is named as such, not as the wrong form.
   v.check(
-    (s) => s === "" || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(s),
-    'expected "" (the home) or s3://bucket/prefix',
+    (s) => !S3_FORM.test(s) || BUCKET.test(bucketOf(s)),
+    (issue) =>
+      `the bucket name "${bucketOf(String(issue.input))}" is not one S3 allows: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit`,
   ),
   // LanceDB parses it as a URL: the prefix would end at # or ?, and %xx would be decoded, so two such prefixes
   // (team#1 and team#2) would read and write the same vectors, message and error tables in one place.

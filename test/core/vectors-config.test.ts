@@ -59,6 +59,21 @@ test("the wait for the store's first answer: 15 s by default, 1 s to 10 min, nam
     expect(() => vectors({ uri: "s3://team-memory/x", answer_timeout_ms: bad })).toThrow("vectors.answer_timeout_ms:");
 });
 
+test("a bucket name S3 refuses is named with the rule, not as a uri of the wrong form", () => {
+  for (const [uri, bucket] of [
+    ["s3://b/p", "b"],
+    ["s3://Team-Memory/x", "Team-Memory"],
+    ["s3://-memory/x", "-memory"],
+    [`s3://${"a".repeat(64)}`, "a".repeat(64)],
+  ])
+    expect(() => vectors({ uri })).toThrow(
+      `vectors.uri: the bucket name "${bucket}" is not one S3 allows: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit`,
+    );
+  expect(() => vectors({ uri: "s3:///x" })).toThrow('vectors.uri: expected "" (the home) or s3://bucket/prefix');
+  for (const uri of ["s3://abc", "s3://my.team-memory/x/y/", `s3://${"a".repeat(63)}/p`])
+    expect(vectors({ uri }).uri).toBe(uri);
+});
+
 test("no keys in the environment: a clear input error naming the variables", () => {
   const c = vectors({ uri: "s3://team-memory/x" });
   expect(() => vectorLocation(c, "/unused", { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE" })).toThrow(
