@@ -16,8 +16,9 @@ Usage: memvoy sessions [--sort recent|name] [--source NAME] [--project DIR] [--j
 List sessions: id, number of messages, last activity and whether a summary exists; for imported
 sessions also the source and the title.
 
-  --source NAME    only sessions imported from NAME (claude-code, codex, opencode, gemini, aider, chatgpt;
-                   any case); when none match, the sources this home holds are named
+  --sort S         recent (default: the most recently active first) or name
+  --source NAME    only sessions imported from NAME (claude-code, codex, opencode, gemini, aider, chatgpt,
+                   jsonl; any case); when none match, the sources this home holds are named
   --project DIR    only sessions whose project (cwd or repository) is DIR or lies under it; a relative
                    DIR (., ../shop) is read from the current folder
 `;
