@@ -206,6 +206,51 @@ describe("live capture", () => {
     expect(existsSync(home)).toBe(false);
   }, 60_000);
 
+  test("import --watch stopped by Ctrl-C during a long pass stops after the write under way, as a single import does", async () => {
+    // A first pass over a large history: 150,000 messages of memvoy's export format.
+    const file = join(tempHome(), "large.jsonl");
+    const lines = ['{"type":"session","id":"large"}'];
+    for (let i = 0; i < 150_000; i++)
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id: `01M9${String(i).padStart(22, "0")}`,
+          session: "large",
+          role: i % 2 ? "assistant" : "user",
+          content: `message ${i} of a long history`,
+          sendAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+        }),
+      );
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const home = tempHome();
+    const proc = Bun.spawn(
+      ["bun", join(repoRoot, "src/index.ts"), "--home", home, "import", "jsonl", file, "--watch"],
+      {
+        env: baseEnv(),
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    let err = "";
+    const decoder = new TextDecoder();
+    void (async () => {
+      for await (const chunk of proc.stderr) err += decoder.decode(chunk, { stream: true });
+    })();
+    try {
+      // The pass is writing once the archive exists.
+      await waitFor(() => existsSync(join(home, ".store", "history.db")), 30_000, "the pass writing");
+      proc.kill("SIGINT");
+      // Before, the pass went on to its end (every message), deaf to a second Ctrl-C too.
+      await waitFor(() => proc.exitCode !== null, 30_000, "the exit after Ctrl-C");
+      expect(proc.exitCode).toBe(130);
+      expect(err).toContain("memvoy: import stopped by SIGINT after the write under way");
+      const stored = await cli(home, ["history", "large", "--all", "--json"]);
+      expect(JSON.parse(stored.stdout).messages.length).toBeLessThan(150_000);
+    } finally {
+      proc.kill("SIGKILL");
+    }
+  }, 120_000);
+
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const)
     test(`import --watch with a long --interval stops at ${signal} between passes, not when the interval ends`, async () => {
       const projects = writeClaudeProjects(tempHome());

@@ -248,8 +248,7 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
     else for (const r of reports) printReport(r);
     return reports.some((r) => r.failed.length > 0) ? 1 : 0;
   }
-  await watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
-  return 0;
+  return watch(api, source!, opts, json, (num(p, "interval") ?? 60) * 1000);
 }
 
 /**
@@ -272,38 +271,45 @@ function stopOnSignal() {
   return stop;
 }
 
-/** --watch: a pass every interval until SIGINT, SIGTERM or SIGHUP; with --json one line per pass. */
+/**
+ * --watch: a pass every interval until SIGINT, SIGTERM or SIGHUP; with --json one line per pass. A signal between
+ * passes ends it (exit 0); one during a pass stops that pass after the write under way, as it stops a single import.
+ */
 async function watch(
   api: ImportTarget,
   source: string,
   opts: ImportOptions,
   json: boolean,
   intervalMs: number,
-): Promise<void> {
-  let stop = false;
+): Promise<number> {
+  const stop = stopOnSignal();
   const wake = Promise.withResolvers<void>();
-  const onSignal = () => {
-    stop = true;
-    wake.resolve();
-  };
-  // A hangup (the terminal or ssh session it runs in closed) stops it between passes too, not in mid-write.
-  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  for (const signal of signals) process.on(signal, onSignal);
+  stop.signal.addEventListener("abort", () => wake.resolve());
   try {
-    while (!stop) {
+    while (!stop.signal.aborted) {
       // A home deleted or replaced meanwhile ends the watch in one line, rather than a failed file every pass.
       api.checkInPlace?.();
-      const reports = await pass(api, source, opts, json);
+      let reports: Report[];
+      try {
+        reports = await pass(api, source, { ...opts, signal: stop.signal }, json);
+      } catch (err) {
+        if (!stop.signal.aborted) throw err;
+        process.stderr.write(
+          `memvoy: import stopped by ${stop.by} after the write under way: what it stored stays, and running it again adds the rest\n`,
+        );
+        return 128 + (osConstants.signals[stop.by!] ?? 0);
+      }
       endIfUnwritable(api);
       if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);
       else
         for (const r of reports)
           if (r.messages.added > 0 || r.failed.length > 0 || r.messages.removed > 0 || r.messages.extended > 0)
             printReport(r);
-      for (let left = intervalMs; left > 0 && !stop; left -= MAX_TIMER_MS) await nap(left, wake.promise);
+      for (let left = intervalMs; left > 0 && !stop.signal.aborted; left -= MAX_TIMER_MS) await nap(left, wake.promise);
     }
+    return 0;
   } finally {
-    for (const signal of signals) process.off(signal, onSignal);
+    stop.off();
   }
 }
 
