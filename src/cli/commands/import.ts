@@ -236,10 +236,7 @@ async function importCommand(api: ImportTarget, p: Parsed, [source, ...paths]: s
         : await pass(api, source!, { ...opts, signal: stop.signal }, json);
     } catch (err) {
       if (!stop.signal.aborted) throw err;
-      process.stderr.write(
-        `memvoy: import stopped by ${stop.by} after the write under way: what it stored stays, and running it again adds the rest\n`,
-      );
-      return 128 + (osConstants.signals[stop.by!] ?? 0);
+      return stoppedBy(stop.by!);
     } finally {
       stop.off();
     }
@@ -271,6 +268,14 @@ function stopOnSignal() {
   return stop;
 }
 
+/** Say that a signal stopped the import after the write under way; its exit code (128 + the signal number). */
+function stoppedBy(signal: NodeJS.Signals): number {
+  process.stderr.write(
+    `memvoy: import stopped by ${signal} after the write under way: what it stored stays, and running it again adds the rest\n`,
+  );
+  return 128 + (osConstants.signals[signal] ?? 0);
+}
+
 /**
  * --watch: a pass every interval until SIGINT, SIGTERM or SIGHUP; with --json one line per pass. A signal between
  * passes ends it (exit 0); one during a pass stops that pass after the write under way, as it stops a single import.
@@ -294,10 +299,7 @@ async function watch(
         reports = await pass(api, source, { ...opts, signal: stop.signal }, json);
       } catch (err) {
         if (!stop.signal.aborted) throw err;
-        process.stderr.write(
-          `memvoy: import stopped by ${stop.by} after the write under way: what it stored stays, and running it again adds the rest\n`,
-        );
-        return 128 + (osConstants.signals[stop.by!] ?? 0);
+        return stoppedBy(stop.by!);
       }
       endIfUnwritable(api);
       if (json) writeOut(`${JSON.stringify({ at: new Date().toISOString(), sources: reports })}\n`);

@@ -117,16 +117,18 @@ export interface ArchiveCounts {
   summaries: number;
 }
 
+/** The time of an append, and whether its messages are queued for a vector (they are unless false). */
+export interface AppendOptions {
+  now: bigint;
+  queueEmbedding?: boolean;
+}
+
 export interface ArchivePort {
   readonly kind: "sqlite" | "postgres";
   close(): Promise<void>;
 
   // Messages
-  appendMessages(
-    session: string,
-    records: readonly NewMessage[],
-    opts: { now: bigint; queueEmbedding?: boolean },
-  ): Promise<Appended[]>;
+  appendMessages(session: string, records: readonly NewMessage[], opts: AppendOptions): Promise<Appended[]>;
   listMessages(session: string, range?: MessageRange): Promise<StoredMessage[]>;
   messagesById(ids: readonly string[]): Promise<StoredMessage[]>;
   messagesByIdempotencyKey(session: string, keys: readonly string[]): Promise<Map<string, StoredMessage>>;

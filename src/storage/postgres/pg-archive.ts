@@ -5,6 +5,7 @@ import type { SQL } from "bun";
 import type { StoredMessage } from "../../shared/message.ts";
 import { SessionLockTimeoutError } from "../ports/archive-errors.ts";
 import type {
+  AppendOptions,
   Appended,
   ArchiveCounts,
   ArchivedMessage,
@@ -79,11 +80,7 @@ export class PgArchive implements ArchivePort {
   }
 
   /** One round trip: memvoy_append (migrations 002, 004) locks, dedupes and inserts on the server. */
-  async appendMessages(
-    session: string,
-    records: readonly NewMessage[],
-    opts: { now: bigint; queueEmbedding?: boolean },
-  ): Promise<Appended[]> {
+  async appendMessages(session: string, records: readonly NewMessage[], opts: AppendOptions): Promise<Appended[]> {
     if (records.length === 0) return [];
     const rows = await this.q<PgMessage & { idempotency_key: string | null; added: boolean }>(
       `SELECT * FROM memvoy_append($1::integer, $2::text, $3::bigint, $4::boolean, $5::text[], $6::text[], $7::text[],

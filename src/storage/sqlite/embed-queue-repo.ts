@@ -135,10 +135,18 @@ export function deferQueued(
 
 /** Queued messages still in the recent tier (optionally of one session). */
 export function queuedCount(db: Database, session?: string): number {
-  const sql =
-    "SELECT count(*) AS n FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq WHERE m.recent = 1" +
-    (session !== undefined ? " AND m.session_id = ?" : "");
-  const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
+  return countOf(
+    db,
+    "SELECT count(*) AS n FROM embed_queue q CROSS JOIN messages m ON m.seq = q.seq WHERE m.recent = 1",
+    "m.session_id",
+    session,
+  );
+}
+
+/** The count `sql` gives, narrowed to one session by `column` when `session` is given. */
+function countOf(db: Database, sql: string, column: string, session: string | undefined): number {
+  const narrowed = session !== undefined ? `${sql} AND ${column} = ?` : sql;
+  const r = (session !== undefined ? db.query(narrowed).get(session) : db.query(narrowed).get()) as { n: bigint };
   return Number(r.n);
 }
 
@@ -168,10 +176,7 @@ export function refusedQueued(db: Database, session?: string): { count: number; 
 }
 
 export function recentCount(db: Database, session?: string): number {
-  const sql =
-    "SELECT count(*) AS n FROM messages WHERE recent = 1" + (session !== undefined ? " AND session_id = ?" : "");
-  const r = (session !== undefined ? db.query(sql).get(session) : db.query(sql).get()) as { n: bigint };
-  return Number(r.n);
+  return countOf(db, "SELECT count(*) AS n FROM messages WHERE recent = 1", "session_id", session);
 }
 
 /** Queue every recent message (reindex) and make every entry due now. */

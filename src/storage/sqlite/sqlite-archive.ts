@@ -2,6 +2,7 @@
 import { dirname, join } from "node:path";
 import type { StoredMessage } from "../../shared/message.ts";
 import type {
+  AppendOptions,
   Appended,
   ArchiveCounts,
   ArchivedMessage,
@@ -107,11 +108,7 @@ export class SqliteArchive implements ArchivePort {
     return withWriteLock(this.db, fn);
   }
 
-  async appendMessages(
-    session: string,
-    records: readonly NewMessage[],
-    opts: { now: bigint; queueEmbedding?: boolean },
-  ): Promise<Appended[]> {
+  async appendMessages(session: string, records: readonly NewMessage[], opts: AppendOptions): Promise<Appended[]> {
     return this.write(() => {
       const keys = records.flatMap((r) => (r.idempotencyKey !== undefined ? [r.idempotencyKey] : []));
       const byKey = messagesByIdempotencyKey(this.db, session, keys);

@@ -461,10 +461,7 @@ export class TuiApp implements AppContext {
       // The open overlays are read again too: where no change is notified (a home on a network file system, no
       // inotify watch left), Ctrl-L is how the error records or the summary on screen catch up.
       if (this.overlays.includes("error-memory")) this.errorMemory.reload();
-      if (this.overlays.includes("summary")) {
-        const shown = this.summary.session;
-        this.summary.refresh(shown === undefined || list.some((s) => s.id === shown));
-      }
+      if (this.overlays.includes("summary")) this.refreshSummary(list);
     });
   }
 
@@ -483,11 +480,14 @@ export class TuiApp implements AppContext {
       this.main.refreshHistory();
       const top = this.overlays[this.overlays.length - 1];
       if (this.overlays.includes("error-memory")) this.errorMemory.refresh();
-      if (top === "summary") {
-        const shown = this.summary.session;
-        this.summary.refresh(shown === undefined || list.some((s) => s.id === shown));
-      }
+      if (top === "summary") this.refreshSummary(list);
     });
+  }
+
+  /** The summary viewer read again; its session gone from `list`, it says so. */
+  private refreshSummary(list: readonly { id: string }[]): void {
+    const shown = this.summary.session;
+    this.summary.refresh(shown === undefined || list.some((s) => s.id === shown));
   }
 
   settle<T>(value: Maybe<T>, then: (v: T) => void, fail?: (err: unknown) => void): void | Promise<void> {
