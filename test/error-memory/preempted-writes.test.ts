@@ -17,6 +17,7 @@ const DROPPED = [
   `lance error: Not found: ${TABLE}/_versions/18446744073709551583.manifest`,
   `lance error: Not found: ${TABLE}/_transactions/31-5a1f0c.txn`,
   `lance error: Not found: ${TABLE}/_deletions/12-40-8812737.arrow`,
+  "lance error: Invalid range 0..825 for object of size 691 bytes",
   "lance error: Retryable commit conflict for version 29: This Rewrite transaction was preempted by concurrent transaction Rewrite at version 29. Please retry.",
 ];
 

@@ -21,10 +21,11 @@ const DAMAGE =
 
 /**
  * A version's manifest, transaction, data or deletion file gone: another process dropped the older versions (a
- * deletion's purge) meanwhile, the files only they used included. A file of the latest version gone stays gone.
+ * deletion's purge) meanwhile, the files only they used included. Or a file read at one size and found at another:
+ * another process's commit rewrote it in place meanwhile. A file of the latest version gone or cut stays so.
  */
 const VERSION_DROPPED =
-  /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn|data\/\S+\.lance|_deletions\/\S+\.(?:arrow|bin))\b/;
+  /Not found: \S*\/(?:_versions\/\d+\.manifest|_transactions\/\S+\.txn|data\/\S+\.lance|_deletions\/\S+\.(?:arrow|bin))\b|Invalid range \d+\.\.\d+ for object of size \d+/;
 
 /** Whether `err` says a file of a version another process dropped is gone: the latest version may read. */
 export function versionDropped(err: unknown): boolean {
