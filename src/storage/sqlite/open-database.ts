@@ -178,8 +178,14 @@ function migrate(db: Database, path: string, current: number): void {
 
 /** An Agenvoy archive (or another program's tables) where memvoy's archive belongs: refused, left as it is. */
 function refuseForeignSchema(db: Database, path: string): void {
-  const found = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages'").get();
-  if (found === null) return;
+  // The tables and user_version read in one statement (one snapshot): another memvoy making this archive at the same
+  // moment commits both at once, after the user_version of 0 the caller read, and its tables are not foreign.
+  const r = db
+    .query(
+      "SELECT u.user_version AS version, EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages') AS found FROM pragma_user_version u",
+    )
+    .get() as { version: bigint | number; found: bigint | number };
+  if (Number(r.found) === 0 || Number(r.version) !== 0) return;
   const foreign = foreignArchiveKind(db);
   db.close();
   throw new BrokenDatabaseError({ path, detail: foreign ?? "another program's tables", foreign: true });
