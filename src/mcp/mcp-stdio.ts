@@ -45,6 +45,8 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
   let revision: string | undefined;
   const replay: string[] = [];
   let unread: Buffer = Buffer.alloc(0);
+  /** What stdin gives while the SDK loads, as read: joined into `unread`, each chunk would copy all before it. */
+  const loading: Buffer[] = [];
   /** Set once the SDK serves the connection: the SDK's stdin, and what stdin goes through from then on. */
   let input: PassThrough | undefined;
   let lines: Utf8Lines | undefined;
@@ -158,6 +160,7 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       for (const line of replay) lines.write(Buffer.from(`${line}\n`));
       if (unread.length > 0) lines.write(unread);
       unread = Buffer.alloc(0);
+      for (const chunk of loading.splice(0)) lines.write(chunk);
       input = pipe;
       jitAsUsual();
       if (ended) endInput();
@@ -173,8 +176,11 @@ export async function runMcpStdio(api: MemoryApi, version: string): Promise<numb
       lines.write(chunk);
       return;
     }
+    if (handOff) {
+      loading.push(chunk);
+      return;
+    }
     unread = unread.length === 0 ? chunk : Buffer.concat([unread, chunk]);
-    if (handOff) return;
     for (let nl = unread.indexOf(10); nl >= 0; nl = unread.indexOf(10)) {
       if (!answerEarly(unread.subarray(0, nl).toString("utf8"))) return startSdk();
       unread = unread.subarray(nl + 1);
