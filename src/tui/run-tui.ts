@@ -1,5 +1,6 @@
 // Entry of the terminal UI: open the home (or the shared memory), send logs to <home>/tui.log, run until q, and always give the
 // terminal back (alternate screen left, cursor shown, cooked mode) — after a crash too, with one line on stderr.
+import { writeSync } from "node:fs";
 import { constants as osConstants, devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { holdsHome, openMemory } from "../app/open-memory.ts";
@@ -75,6 +76,20 @@ async function finishConfirmed(app: TuiApp, giveBack: () => void, signal: string
   for (const f of failures) process.stderr.write(`memvoy: the deletion did not finish: ${f}\n`);
 }
 
+/**
+ * The cursor to the start of its line once the normal screen is back, so the shell's prompt starts there: after a
+ * stop without warning (SIGSTOP) the shell wrote on the alternate screen, and the cursor can come back mid-line.
+ */
+function toLineStart(output: NodeJS.WriteStream | undefined): void {
+  const fd = (output as { fd?: number } | undefined)?.fd;
+  if (!output?.isTTY || fd === undefined) return;
+  try {
+    writeSync(fd, "\r");
+  } catch {
+    // the terminal is gone (a hangup): nothing to place
+  }
+}
+
 /** A process ended by a signal exits 128 + its number, as shells report it (143 for SIGTERM, 129 for SIGHUP). */
 function signalExit(signal: NodeJS.Signals): number {
   return 128 + (osConstants.signals[signal] ?? 0);
@@ -93,7 +108,9 @@ export async function runTui(options: TuiOptions = {}): Promise<number> {
     if (givenBack) return;
     givenBack = true;
     try {
+      const output = opened?.screen.program.output as NodeJS.WriteStream | undefined;
       opened?.screen.destroy();
+      toLineStart(output);
     } finally {
       logs.restore();
     }
