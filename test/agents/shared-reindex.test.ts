@@ -9,7 +9,7 @@ import type { SharedHome } from "../../src/app/shared/shared-home.ts";
 import { VECTOR_WRITE_JOB } from "../../src/storage/ports/lease-turn.ts";
 import { openPgSharedArchive } from "../../src/storage/postgres/pg-shared-archive.ts";
 import { cli, repoRoot, tempHome, waitFor } from "../fixture/home.ts";
-import { okBody, startFakeEmbeddings, vectorFor } from "../fixture/fake-embeddings.ts";
+import { okBody, startFakeEmbeddings, vectorFor, refuseOrEmbed } from "../fixture/fake-embeddings.ts";
 import { describePostgres } from "../fixture/postgres-server.ts";
 import { sharedBackend } from "../fixture/shared-backend.ts";
 
@@ -50,9 +50,7 @@ describe("reindex on a shared archive", () => {
       port: 0,
       async fetch(r) {
         const req = (await r.json()) as { input: string[] };
-        if (req.input.some((t) => t.includes("POISON")))
-          return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
-        return Response.json(okBody(8)(req));
+        return refuseOrEmbed(req);
       },
     });
     try {
@@ -95,9 +93,7 @@ describe("reindex on a shared archive", () => {
       async fetch(r) {
         const req = (await r.json()) as { input: string[] };
         sent.push(...req.input);
-        if (req.input.some((t) => t.includes("POISON")))
-          return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
-        return Response.json(okBody(8)(req));
+        return refuseOrEmbed(req);
       },
     });
     try {

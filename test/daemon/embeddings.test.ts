@@ -3,7 +3,7 @@
 import { afterAll, setDefaultTimeout, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { okBody, startFakeEmbeddings, refuseOrEmbed } from "../fixture/fake-embeddings.ts";
 import {
   cleanup,
   cli,
@@ -179,9 +179,7 @@ test("a message the embedder refuses: the others are embedded, and daemon status
     port: 0,
     async fetch(r) {
       const req = (await r.json()) as { input: string[] };
-      if (req.input.some((t) => t.includes("POISON")))
-        return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
-      return Response.json(okBody(8)(req));
+      return refuseOrEmbed(req);
     },
   });
   try {

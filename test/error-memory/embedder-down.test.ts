@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { okBody, startFakeEmbeddings, refuseOrEmbed } from "../fixture/fake-embeddings.ts";
 import { removeTempHomes, tempHome } from "../fixture/home.ts";
 import { errorHome } from "./error-home.ts";
 
@@ -134,9 +134,7 @@ test("a record the embedder refuses holds back no other: they are embedded, it i
       const req = (await r.json()) as { input: string[] };
       if (down) return new Response("{}", { status: 503 });
       sent.push(...req.input);
-      if (req.input.some((t) => t.includes("POISON")))
-        return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
-      return Response.json(okBody(8)(req));
+      return refuseOrEmbed(req);
     },
   });
   try {

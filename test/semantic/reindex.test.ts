@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openMemory } from "../../src/app/open-memory.ts";
 import { tryLockFile } from "../../src/shared/file-lock.ts";
 import { cli, openTemp, removeTempHomes } from "../fixture/home.ts";
-import { okBody, startFakeEmbeddings } from "../fixture/fake-embeddings.ts";
+import { okBody, startFakeEmbeddings, refuseOrEmbed } from "../fixture/fake-embeddings.ts";
 import { BUILTIN_ID, config, recentIds, tableIds, vectorIds } from "../fixture/semantic-home.ts";
 
 afterAll(removeTempHomes);
@@ -200,9 +200,7 @@ test("messages the embedder always refuses do not hold reindex open: the rest is
     port: 0,
     async fetch(r) {
       const req = (await r.json()) as { input: string[] };
-      if (req.input.some((t) => t.includes("POISON")))
-        return Response.json({ error: { message: "input not accepted" } }, { status: 400 });
-      return Response.json(okBody(8)(req));
+      return refuseOrEmbed(req);
     },
   });
   stops.push(() => server.stop(true));
